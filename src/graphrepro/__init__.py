@@ -1,0 +1,3 @@
+"""graphrepro: a workflow-managed reproducibility study of GPU graph algorithms."""
+
+__version__ = "0.1.0"

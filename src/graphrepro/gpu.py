@@ -1,0 +1,104 @@
+"""What every numba.cuda solver needs: a device check, device timers, safe uploads.
+
+Tests run kernels under the CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``); there CUDA events do not
+exist, so timers fall back to the host clock and the device is reported as "simulator".
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from .errors import DeviceUnavailable, InputError
+
+
+def simulated() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"
+
+
+def cuda_available() -> bool:
+    try:
+        from numba import cuda
+
+        return bool(cuda.is_available())
+    except Exception:  # no driver, no numba-cuda: both mean "no GPU here"
+        return False
+
+
+def require_cuda():
+    """The numba.cuda module, or a clear error saying why it cannot run here."""
+    if not cuda_available():
+        raise DeviceUnavailable("no CUDA device: this solver needs an NVIDIA GPU with a working "
+                                "driver (set NUMBA_ENABLE_CUDASIM=1 to run it, slowly, in the "
+                                "CUDA simulator)")
+    from numba import cuda
+
+    return cuda
+
+
+def device_name() -> str:
+    if simulated():
+        return "CUDA simulator"
+    if not cuda_available():
+        return "none"
+    from numba import cuda
+
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+class DeviceTimer:
+    """Elapsed milliseconds between two points on a stream, measured on the device."""
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self._events = None if simulated() else _events()
+
+    @contextmanager
+    def measure(self):
+        box = {"ms": 0.0}
+        if self._events is None:
+            t0 = time.perf_counter()
+            yield box
+            box["ms"] = (time.perf_counter() - t0) * 1e3
+            return
+        start, stop = self._events
+        start.record(self.stream or 0)
+        yield box
+        stop.record(self.stream or 0)
+        stop.synchronize()
+        box["ms"] = float(start.elapsed_time(stop))
+
+
+def _events():
+    from numba import cuda
+
+    return cuda.event(timing=True), cuda.event(timing=True)
+
+
+def check_fits(nbytes: int, what: str) -> None:
+    """Refuse, before allocating, a graph that cannot fit in the device's free memory."""
+    if simulated():
+        return
+    from numba import cuda
+
+    free, total = cuda.current_context().get_memory_info()
+    if nbytes > free:
+        raise InputError(f"{what} needs {nbytes / 2**30:.2f} GiB on the GPU but only "
+                         f"{free / 2**30:.2f} of {total / 2**30:.2f} GiB are free")
+
+
+def upload(cuda, arrays: dict[str, np.ndarray], stream=None) -> tuple[dict, float]:
+    """Copy host arrays to the device; returns the device arrays and the transfer time (ms)."""
+    timer = DeviceTimer(stream)
+    with timer.measure() as t:
+        out = {k: cuda.to_device(np.ascontiguousarray(v), stream=stream or 0)
+               for k, v in arrays.items()}
+    return out, t["ms"]
+
+
+def blocks_for(n: int, threads: int) -> int:
+    return max(1, (n + threads - 1) // threads)

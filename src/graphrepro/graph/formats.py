@@ -1,0 +1,334 @@
+"""Readers for the three graph formats the documents' datasets come in, and a DIMACS writer.
+
+- DIMACS 9th challenge ``.gr``: ``c`` comments, one ``p sp n m`` line, ``a u v w`` arcs, 1-based.
+- SNAP edge lists ``.txt``: ``#`` comments, ``u v`` or ``u v w`` per line; ids as in the file, not
+  necessarily contiguous. Without a weight column every arc weighs 1; arcs are taken as listed.
+- MatrixMarket ``.mtx`` coordinate: banner, ``%`` comments, ``rows cols nnz``, ``i j [value]``,
+  1-based; ``symmetric`` matrices give both arcs of each off-diagonal entry.
+
+Any of them may be gzip-compressed (``.gz``). The bulk of each file is tokenised by one numba
+loop over the raw bytes, so a malformed line is found without slowing the good path, and every
+error names the file, the line and the problem.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from ..errors import GraphFormatError
+from .csr import CSRGraph
+
+FORMATS = ("dimacs", "snap", "mtx")
+_SUFFIXES = {".gr": "dimacs", ".txt": "snap", ".el": "snap", ".tsv": "snap", ".mtx": "mtx"}
+
+_OK, _BAD_NUMBER, _LINE_TYPE, _FIELD_COUNT, _TOO_MANY = range(5)
+_PROBLEMS = {
+    _BAD_NUMBER: "bad number",
+    _LINE_TYPE: "unexpected line (expected {expect})",
+    _FIELD_COUNT: "wrong number of fields (expected {fields})",
+}
+
+
+def detect_format(path) -> str:
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    suffix = Path(name).suffix
+    if suffix not in _SUFFIXES:
+        raise GraphFormatError(path, None, f"cannot tell the format from the extension "
+                               f"{suffix or '(none)'}; use .gr, .txt or .mtx or pass --format")
+    return _SUFFIXES[suffix]
+
+
+def read_graph(path, format: str | None = None, name: str | None = None) -> CSRGraph:
+    """Read a graph file into CSR; ``format`` overrides the extension ('dimacs', 'snap', 'mtx')."""
+    path = Path(path)
+    fmt = format or detect_format(path)
+    if fmt not in FORMATS:
+        raise GraphFormatError(path, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    if not path.is_file():
+        raise GraphFormatError(path, None, "no such file")
+    buf = _read_bytes(path)
+    graph = {"dimacs": _read_dimacs, "snap": _read_snap, "mtx": _read_mtx}[fmt](path, buf)
+    graph.name = name or _stem(path)
+    return graph
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".gr", ".txt", ".mtx", ".el", ".tsv"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _read_bytes(path: Path) -> np.ndarray:
+    try:
+        if path.name.lower().endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = f.read()
+        else:
+            data = path.read_bytes()
+    except (OSError, EOFError, gzip.BadGzipFile) as e:
+        raise GraphFormatError(path, None, f"cannot read: {e}") from None
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+# --- the byte-level scanner -------------------------------------------------------------------
+
+@numba.njit(cache=True)
+def _is_space(c):
+    return c == 32 or c == 9 or c == 13
+
+
+@numba.njit(cache=True)
+def _scan(buf, pos, prefix, comment, nfields, out):
+    """Parse data lines from byte ``pos`` on into ``out[row, field]``.
+
+    Lines starting with ``comment`` and blank lines are skipped; with ``prefix`` != 0 every data
+    line must start with that character. Returns (rows, status, byte offset of the bad line).
+    """
+    n = len(buf)
+    row = 0
+    while pos < n:
+        line = pos
+        while pos < n and _is_space(buf[pos]):
+            pos += 1
+        if pos >= n:
+            break
+        c = buf[pos]
+        if c == 10:
+            pos += 1
+            continue
+        if c == comment:
+            while pos < n and buf[pos] != 10:
+                pos += 1
+            pos += 1
+            continue
+        if prefix != 0:
+            if c != prefix or pos + 1 >= n or not _is_space(buf[pos + 1]):
+                return row, 2, line  # _LINE_TYPE
+            pos += 1
+        if row >= out.shape[0]:
+            return row, 4, line  # _TOO_MANY
+        for f in range(nfields):
+            while pos < n and _is_space(buf[pos]):
+                pos += 1
+            if pos >= n or buf[pos] == 10:
+                return row, 3, line  # _FIELD_COUNT
+            negative = False
+            if buf[pos] == 45:  # '-'
+                negative = True
+                pos += 1
+            value = 0
+            digits = 0
+            while pos < n and 48 <= buf[pos] <= 57:
+                value = value * 10 + (buf[pos] - 48)
+                digits += 1
+                pos += 1
+            if digits == 0 or digits > 18 or (pos < n and not _is_space(buf[pos]) and buf[pos] != 10):
+                return row, 1, line  # _BAD_NUMBER
+            out[row, f] = -value if negative else value
+        while pos < n and _is_space(buf[pos]):
+            pos += 1
+        if pos < n and buf[pos] != 10:
+            return row, 3, line  # _FIELD_COUNT: trailing fields
+        pos += 1
+        row += 1
+    return row, 0, -1
+
+
+@numba.njit(cache=True)
+def _offset_of_row(buf, pos, prefix, comment, target):
+    """Byte offset of data row ``target`` (0-based), scanning as ``_scan`` does; for error messages."""
+    n = len(buf)
+    row = 0
+    while pos < n:
+        line = pos
+        while pos < n and _is_space(buf[pos]):
+            pos += 1
+        if pos < n and buf[pos] != 10 and buf[pos] != comment:
+            if row == target:
+                return line
+            row += 1
+        while pos < n and buf[pos] != 10:
+            pos += 1
+        pos += 1
+    return -1
+
+
+def _line_number(buf: np.ndarray, offset: int) -> int:
+    return int(np.count_nonzero(buf[:offset] == 10)) + 1
+
+
+class _Body:
+    """The data lines of one file: parsed columns plus enough to point at any row's line."""
+
+    def __init__(self, path, buf, start, prefix, comment, nfields, expect):
+        self.path, self.buf, self.start = path, buf, start
+        self.prefix = ord(prefix) if prefix else 0
+        self.comment = ord(comment)
+        capacity = int(np.count_nonzero(buf[start:] == 10)) + 1
+        out = np.empty((capacity, nfields), dtype=np.int64)
+        rows, status, bad = _scan(buf, start, self.prefix, self.comment, nfields, out)
+        if status != _OK:
+            problem = _PROBLEMS[status].format(expect=expect, fields=nfields)
+            raise GraphFormatError(path, _line_number(buf, bad), problem)
+        self.columns = out[:rows]
+
+    def fail(self, row: int, problem: str):
+        offset = _offset_of_row(self.buf, self.start, self.prefix, self.comment, row)
+        raise GraphFormatError(self.path, _line_number(self.buf, offset), problem)
+
+    def check_range(self, col: int, lo: int, hi: int, what: str):
+        values = self.columns[:, col]
+        bad = np.flatnonzero((values < lo) | (values > hi))
+        if len(bad):
+            self.fail(int(bad[0]), f"{what} {int(values[bad[0]])} out of range {lo}..{hi}")
+
+    def check_weights(self, col: int):
+        bad = np.flatnonzero(self.columns[:, col] < 0)
+        if len(bad):
+            self.fail(int(bad[0]), f"negative weight {int(self.columns[bad[0], col])}")
+
+
+def _header_lines(buf: np.ndarray, comment: bytes):
+    """Yield (line number, byte offset of the next line, text) for non-comment lines."""
+    pos, number, n = 0, 1, len(buf)
+    while pos < n:
+        end = pos
+        nl = np.flatnonzero(buf[pos: pos + 4096] == 10)
+        end = pos + int(nl[0]) if len(nl) else n
+        if not len(nl) and end - pos == 4096:  # a very long line: find its end the slow way
+            rest = np.flatnonzero(buf[pos:] == 10)
+            end = pos + int(rest[0]) if len(rest) else n
+        text = bytes(buf[pos:end]).decode("utf-8", "replace").strip()
+        yield number, end + 1, text
+        pos, number = end + 1, number + 1
+
+
+def _ints(path, number, fields, what):
+    try:
+        return [int(x) for x in fields]
+    except ValueError:
+        raise GraphFormatError(path, number, f"bad number in {what}") from None
+
+
+# --- DIMACS -----------------------------------------------------------------------------------
+
+def _read_dimacs(path, buf) -> CSRGraph:
+    for number, next_pos, text in _header_lines(buf, b"c"):
+        if not text or text.startswith("c"):
+            continue
+        fields = text.split()
+        if fields[0] != "p":
+            raise GraphFormatError(path, number, "arc before the 'p sp n m' problem line")
+        if len(fields) != 4 or fields[1] != "sp":
+            raise GraphFormatError(path, number, "problem line must be 'p sp <vertices> <arcs>'")
+        n, m = _ints(path, number, fields[2:], "problem line")
+        break
+    else:
+        raise GraphFormatError(path, None, "no 'p sp n m' problem line")
+    body = _Body(path, buf, next_pos, "a", "c", 3, "'a u v w' or a 'c' comment")
+    cols = body.columns
+    if len(cols) != m:
+        raise GraphFormatError(path, None, f"the problem line announces {m} arcs but the file "
+                               f"has {len(cols)}")
+    body.check_range(0, 1, n, "vertex")
+    body.check_range(1, 1, n, "vertex")
+    body.check_weights(2)
+    return CSRGraph.from_arcs(n, cols[:, 0] - 1, cols[:, 1] - 1, cols[:, 2], base=1)
+
+
+def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
+    """Write DIMACS ``.gr`` (gzip when the name ends in .gz), atomically."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    src = graph.arc_sources().astype(np.int64) + 1
+    lines = ["c " + line for line in comment.splitlines()]
+    lines.append(f"p sp {graph.num_vertices} {graph.num_arcs}")
+    head = ("\n".join(lines) + "\n").encode()
+    table = np.column_stack([src, graph.indices.astype(np.int64) + 1, graph.weights.astype(np.int64)])
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(tmp, "wb") as f:
+        f.write(head)
+        np.savetxt(f, table, fmt="a %d %d %d")
+    tmp.replace(path)
+
+
+# --- SNAP -------------------------------------------------------------------------------------
+
+def _read_snap(path, buf) -> CSRGraph:
+    for number, _, text in _header_lines(buf, b"#"):
+        if text and not text.startswith("#"):
+            nfields = len(text.split())
+            break
+    else:
+        raise GraphFormatError(path, None, "no edges: only comments or blank lines")
+    if nfields not in (2, 3):
+        raise GraphFormatError(path, number, "expected 'from to' or 'from to weight'")
+    body = _Body(path, buf, 0, None, "#", nfields, "an edge line")
+    cols = body.columns
+    body.check_range(0, 0, np.iinfo(np.int64).max, "vertex id")
+    body.check_range(1, 0, np.iinfo(np.int64).max, "vertex id")
+    if nfields == 3:
+        body.check_weights(2)
+        weights = cols[:, 2]
+    else:
+        weights = np.ones(len(cols), dtype=np.int32)
+    labels, inverse = np.unique(cols[:, :2], return_inverse=True)
+    inverse = inverse.reshape(-1, 2)
+    return CSRGraph.from_arcs(len(labels), inverse[:, 0], inverse[:, 1], weights, labels=labels)
+
+
+# --- MatrixMarket -----------------------------------------------------------------------------
+
+def _read_mtx(path, buf) -> CSRGraph:
+    lines = _header_lines(buf, b"%")
+    number, _, banner = next(lines, (1, 0, ""))
+    parts = banner.lower().split()
+    if len(parts) != 5 or parts[0] != "%%matrixmarket" or parts[1] != "matrix":
+        raise GraphFormatError(path, number, "not a MatrixMarket file: expected "
+                               "'%%MatrixMarket matrix coordinate <field> <symmetry>'")
+    _, _, layout, field, symmetry = parts
+    if layout != "coordinate":
+        raise GraphFormatError(path, number, "only coordinate (sparse) matrices are graphs")
+    if field not in ("integer", "pattern", "real"):
+        raise GraphFormatError(path, number, f"field {field!r} is not supported")
+    if symmetry not in ("general", "symmetric"):
+        raise GraphFormatError(path, number, f"symmetry {symmetry!r} is not supported")
+    for number, next_pos, text in lines:
+        if text and not text.startswith("%"):
+            size = text.split()
+            if len(size) != 3:
+                raise GraphFormatError(path, number, "size line must be 'rows cols entries'")
+            rows, cols_, nnz = _ints(path, number, size, "size line")
+            break
+    else:
+        raise GraphFormatError(path, None, "no size line")
+    if rows != cols_:
+        raise GraphFormatError(path, number, f"a graph needs a square matrix, not {rows} x {cols_}")
+    nfields = 2 if field == "pattern" else 3
+    body = _Body(path, buf, next_pos, None, "%", nfields,
+                 "an entry line" + (" (weights must be integers)" if field == "real" else ""))
+    cols = body.columns
+    if len(cols) != nnz:
+        raise GraphFormatError(path, None, f"the size line announces {nnz} entries but the file "
+                               f"has {len(cols)}")
+    body.check_range(0, 1, rows, "row")
+    body.check_range(1, 1, rows, "column")
+    if nfields == 3:
+        body.check_weights(2)
+        weights = cols[:, 2]
+    else:
+        weights = np.ones(len(cols), dtype=np.int64)
+    src, dst = cols[:, 0] - 1, cols[:, 1] - 1
+    if symmetry == "symmetric":
+        off = src != dst
+        src, dst, weights = (np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]]),
+                             np.concatenate([weights, weights[off]]))
+    return CSRGraph.from_arcs(rows, src, dst, weights, base=1)

@@ -1,0 +1,28 @@
+"""Solvers, one subpackage per document (short names as in ``../shared/seeds/INDEX.md``).
+
+- ``reference``: the CPU Dijkstra every answer is checked against.
+- ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation follows.
+
+Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
+subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, register, solve
+
+_MODULES = (
+    "graphrepro.solvers.reference",
+    "graphrepro.solvers.safari2017.harish",
+)
+
+
+def load_all() -> None:
+    for module in _MODULES:
+        importlib.import_module(module)
+
+
+__all__ = ["INF", "SolverSpec", "SolveResult", "all_solvers", "check_source", "get_solver",
+           "register", "solve", "load_all"]

@@ -1,0 +1,129 @@
+"""One solver interface and one registry for every algorithm of every document.
+
+A solver is registered with its name, device, document, description and the document's default
+parameters. Solving happens in two steps so the harness can time them apart, as the field does:
+
+    prepared = spec.prepare(graph, **params)   # build device state: upload, timed in .upload_ms
+    result = prepared.solve(source)             # one source: distances, counters, solve time
+
+``solve(graph, source, solver=..., **params)`` wraps both for plain arrays in, plain arrays out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from ..errors import InputError
+from ..graph.csr import CSRGraph
+
+INF = np.iinfo(np.int64).max  # "unreachable"; distances are int64 so no sum of int32 weights overflows
+
+DEVICES = ("cpu", "gpu")
+DOCUMENTS = ("reference", "safari2017", "senthilkumar", "singla", "an2017", "gerritsen2012")
+
+
+@dataclass
+class SolveResult:
+    distances: np.ndarray  # int64, INF where unreachable, internal vertex order
+    solve_ms: float  # device-side time of the solve alone (CUDA events on the GPU)
+    download_ms: float = 0.0  # device-to-host copy of the distances, timed apart
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+class PreparedSolver(Protocol):
+    upload_ms: float  # host-to-device transfer (0 on the CPU), timed apart from the solve
+    device_bytes: int  # memory the solver holds on the device for this graph
+
+    def solve(self, source: int, *, count: bool = False) -> SolveResult:
+        """Shortest distances from internal vertex ``source``.
+
+        ``count=True`` asks for the counters that cost time to collect (atomics executed, arcs
+        relaxed); the harness takes them from an extra untimed run so they never skew timings.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    device: str
+    document: str
+    description: str
+    factory: Callable[..., PreparedSolver]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    # What the document argues with that is a property of the code, not of a run
+    # (safari2017 Table 2's "# of atomic statements", kernels per host iteration).
+    static_counters: dict[str, Any] = field(default_factory=dict)
+
+    def params(self, **overrides) -> dict[str, Any]:
+        unknown = set(overrides) - set(self.defaults)
+        if unknown:
+            raise InputError(f"solver {self.name} has no parameter {', '.join(sorted(unknown))}; "
+                             f"it takes: {', '.join(self.defaults) or 'none'}")
+        return {**self.defaults, **{k: _coerce(self.defaults[k], v) for k, v in overrides.items()}}
+
+    def prepare(self, graph: CSRGraph, **params) -> PreparedSolver:
+        return self.factory(graph, **self.params(**params))
+
+
+def _coerce(default, value):
+    """Parameters arrive as strings from the command line; give them the default's type."""
+    if isinstance(value, str) and default is not None and not isinstance(default, str):
+        try:
+            return type(default)(value)
+        except ValueError:
+            raise InputError(f"parameter value {value!r} is not a {type(default).__name__}") from None
+    return value
+
+
+_REGISTRY: dict[str, SolverSpec] = {}
+
+
+def register(name: str, *, device: str, document: str, description: str,
+             defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None):
+    """Decorator for a factory ``(graph, **params) -> PreparedSolver``."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES}")
+    if document not in DOCUMENTS:
+        raise ValueError(f"document must be one of {DOCUMENTS}")
+
+    def wrap(factory):
+        if name in _REGISTRY:
+            raise ValueError(f"solver {name} registered twice")
+        _REGISTRY[name] = SolverSpec(name, device, document, description, factory,
+                                     dict(defaults or {}), dict(static_counters or {}))
+        return factory
+
+    return wrap
+
+
+def get_solver(name: str) -> SolverSpec:
+    from . import load_all
+
+    load_all()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown solver {name!r}; `python -m graphrepro solvers` lists them: "
+                         f"{', '.join(sorted(_REGISTRY))}") from None
+
+
+def all_solvers() -> list[SolverSpec]:
+    from . import load_all
+
+    load_all()
+    return sorted(_REGISTRY.values(), key=lambda s: (s.document != "reference", s.document, s.name))
+
+
+def solve(graph: CSRGraph, source: int, solver: str = "dijkstra", **params) -> np.ndarray:
+    """Distances (int64, INF unreachable) from internal vertex ``source``."""
+    check_source(graph, source)
+    return get_solver(solver).prepare(graph, **params).solve(source).distances
+
+
+def check_source(graph: CSRGraph, source: int) -> None:
+    if not 0 <= source < graph.num_vertices:
+        raise InputError(f"source {source} is out of range 0..{graph.num_vertices - 1}")
