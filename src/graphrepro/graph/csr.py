@@ -48,6 +48,8 @@ class CSRGraph:
         src = np.asarray(src)
         dst = np.asarray(dst)
         weights = np.asarray(weights)
+        if src.size == 0:  # np.asarray([]) is float64, which bincount refuses
+            src = src.astype(np.int64)
         if not (len(src) == len(dst) == len(weights)):
             raise ValueError("src, dst and weights must have the same length")
         if len(src) and (src.min() < 0 or src.max() >= num_vertices

@@ -177,6 +177,8 @@ class _Body:
         rows, status, bad = _scan(buf, start, self.prefix, self.comment, nfields, out)
         if status != _OK:
             problem = _PROBLEMS[status].format(expect=expect, fields=nfields)
+            if status == _BAD_NUMBER and "integers" in expect:
+                problem += " (weights must be integers)"
             raise GraphFormatError(path, _line_number(buf, bad), problem)
         self.columns = out[:rows]
 
@@ -230,13 +232,15 @@ def _read_dimacs(path, buf) -> CSRGraph:
         if len(fields) != 4 or fields[1] != "sp":
             raise GraphFormatError(path, number, "problem line must be 'p sp <vertices> <arcs>'")
         n, m = _ints(path, number, fields[2:], "problem line")
+        if n < 0 or m < 0:
+            raise GraphFormatError(path, number, "negative count in the problem line")
         break
     else:
         raise GraphFormatError(path, None, "no 'p sp n m' problem line")
     body = _Body(path, buf, next_pos, "a", "c", 3, "'a u v w' or a 'c' comment")
     cols = body.columns
     if len(cols) != m:
-        raise GraphFormatError(path, None, f"the problem line announces {m} arcs but the file "
+        raise GraphFormatError(path, number, f"the problem line announces {m} arcs but the file "
                                f"has {len(cols)}")
     body.check_range(0, 1, n, "vertex")
     body.check_range(1, 1, n, "vertex")
@@ -252,11 +256,14 @@ def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
     lines = ["c " + line for line in comment.splitlines()]
     lines.append(f"p sp {graph.num_vertices} {graph.num_arcs}")
     head = ("\n".join(lines) + "\n").encode()
-    table = np.column_stack([src, graph.indices.astype(np.int64) + 1, graph.weights.astype(np.int64)])
+    import pandas as pd  # its C writer is ~20x faster than np.savetxt on millions of arcs
+
+    table = pd.DataFrame({"a": np.full(graph.num_arcs, "a"), "u": src,
+                          "v": graph.indices.astype(np.int64) + 1, "w": graph.weights})
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(tmp, "wb") as f:
         f.write(head)
-        np.savetxt(f, table, fmt="a %d %d %d")
+        f.write(table.to_csv(sep=" ", header=False, index=False, lineterminator="\n").encode())
     tmp.replace(path)
 
 
@@ -307,6 +314,8 @@ def _read_mtx(path, buf) -> CSRGraph:
             if len(size) != 3:
                 raise GraphFormatError(path, number, "size line must be 'rows cols entries'")
             rows, cols_, nnz = _ints(path, number, size, "size line")
+            if min(rows, cols_, nnz) < 0:
+                raise GraphFormatError(path, number, "negative count in the size line")
             break
     else:
         raise GraphFormatError(path, None, "no size line")
@@ -317,7 +326,7 @@ def _read_mtx(path, buf) -> CSRGraph:
                  "an entry line" + (" (weights must be integers)" if field == "real" else ""))
     cols = body.columns
     if len(cols) != nnz:
-        raise GraphFormatError(path, None, f"the size line announces {nnz} entries but the file "
+        raise GraphFormatError(path, number, f"the size line announces {nnz} entries but the file "
                                f"has {len(cols)}")
     body.check_range(0, 1, rows, "row")
     body.check_range(1, 1, rows, "column")

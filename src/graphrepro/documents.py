@@ -1,0 +1,36 @@
+"""The five documents of the study (``../shared/seeds/INDEX.md``), by their short names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Document:
+    short: str
+    citation: str
+    contributes: str
+    issue: int  # the issue that reproduces it in full
+
+
+DOCUMENTS = [
+    Document("safari2017", "M. Safari, A. Ebneenasir, Locality-Based Relaxation: An Efficient Method "
+             "for GPU-Based Computation of Shortest Paths, TTCS 2017 (hal-01760642)",
+             "Harish et al.'s two-kernel SSSP; locality-based relaxation (LBR); Tables 1-2, "
+             "Figs. 3-4, the CalNev comparison", 5),
+    Document("senthilkumar", "B. Senthilkumar, S. Rachakonda, SSSP optimizations on GPU: a hybrid of "
+             "workfront sweep and near-far pile, Rutgers CS516 project report",
+             "workfront sweep, near-far pile and their hybrid; times on five graphs; the msdoor "
+             "Delta sweep", 6),
+    Document("singla", "G. Singla, A. Tiwari, D. P. Singh, New Approach for Graph Algorithms on GPU "
+             "using CUDA", "edge-based parallel Dijkstra and BFS vs serial (Figs. 7-10)", 7),
+    Document("an2017", "R. An, Parallelization of the Bellman-Ford algorithm, CSC299 progress "
+             "report, 2017", "edge- and vertex-parallel Bellman-Ford, edges per thread, pinned "
+             "vs pageable transfers (Figs. 1-2, section 4.1)", 8),
+    Document("gerritsen2012", "N. Gerritsen, Accelerating I/O efficient graph algorithms on grid "
+             "graphs using the GPU, MSc thesis, TU Eindhoven, 2012",
+             "I/O-efficient MST and SSSP on terrain grids with GPU phases (Tables 3.1-3.8, "
+             "5.1-5.7)", 10),
+]
+
+BY_SHORT = {d.short: d for d in DOCUMENTS}

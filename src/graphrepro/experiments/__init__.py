@@ -1,0 +1,64 @@
+"""The study's targets: one per published table or figure, each a named snakemake target.
+
+A target names the document and item it reproduces, the solvers whose runs it needs, and a
+function that puts the published values (``graphrepro/published/<document>.csv``) beside ours.
+Targets whose code does not exist yet are listed as planned, with the issue that builds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Callable
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    document: str
+    item: str
+    description: str
+    solvers: tuple[str, ...] = ()
+    compare: Callable[..., pd.DataFrame] | None = None  # (runs, stats, published) -> table
+    figure: Callable | None = None  # (runs, ax) -> None
+    planned: int | None = None  # issue number while not built
+
+    @property
+    def ready(self) -> bool:
+        return self.compare is not None
+
+
+_TARGETS: dict[str, Target] = {}
+
+
+def target(t: Target) -> Target:
+    if t.name in _TARGETS:
+        raise ValueError(f"target {t.name} defined twice")
+    _TARGETS[t.name] = t
+    return t
+
+
+def all_targets() -> list[Target]:
+    from . import planned, safari2017  # noqa: F401  (registration)
+
+    return list(_TARGETS.values())
+
+
+def get_target(name: str) -> Target:
+    for t in all_targets():
+        if t.name == name:
+            return t
+    from ..errors import InputError
+
+    raise InputError(f"unknown target {name!r}; `python -m graphrepro targets` lists them")
+
+
+def published(document: str) -> pd.DataFrame:
+    """The document's published values, transcribed once with table/figure and place."""
+    path = resources.files("graphrepro.published") / f"{document}.csv"
+    if not path.is_file():
+        return pd.DataFrame(columns=["item", "where", "row", "column", "value", "unit", "note"])
+    with path.open() as f:
+        return pd.read_csv(f, dtype=str, keep_default_na=False)

@@ -1,0 +1,66 @@
+"""One run: a solver on a graph over the seeded sources, warmed up, repeated, verified, tidy.
+
+Times come from the solver (CUDA events on the GPU, the host clock on the CPU) and are split into
+upload (once per graph), solve and download. Counters that cost time to collect come from one
+extra untimed pass per source. Every pass, timed or not, is verified; a wrong answer raises and
+nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .. import gpu, verify
+from ..graph.csr import CSRGraph
+from ..solvers import get_solver
+
+NOT_RUN_NO_GPU = "not run: no CUDA device"
+
+
+@dataclass
+class RunSpec:
+    solver: str
+    sources: list[int]  # internal ids
+    digests: list[str]  # reference digests, one per source
+    params: dict = field(default_factory=dict)
+    trials: int = 3
+    warmup: int = 1
+
+
+def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
+    solver = get_solver(spec.solver)
+    params = solver.params(**spec.params)
+    base = {"graph": graph.name, "solver": solver.name, "device": solver.device,
+            "document": solver.document, "params": json.dumps(params, sort_keys=True)}
+    if solver.device == "gpu" and not gpu.cuda_available():
+        log(f"{solver.name} on {graph.name}: {NOT_RUN_NO_GPU}")
+        return pd.DataFrame([{**base, "source": int(graph.label_of(s)), "trial": None,
+                              "status": NOT_RUN_NO_GPU, "device_name": "none"} for s in spec.sources])
+    prepared = solver.prepare(graph, **params)
+    device_name = gpu.device_name() if solver.device == "gpu" else "cpu"
+
+    def run(source, digest, count=False):
+        result = prepared.solve(source, count=count)
+        verify.check(graph, source, result.distances, solver=solver.name, expected_digest=digest)
+        return result
+
+    for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
+        run(spec.sources[0], spec.digests[0])
+    rows = []
+    for source, digest in zip(spec.sources, spec.digests):
+        counters = dict(run(source, digest, count=True).counters) if solver.device == "gpu" else {}
+        for trial in range(spec.trials):
+            result = run(source, digest)
+            rows.append({**base, "source": int(graph.label_of(source)), "trial": trial,
+                         "status": "ok", "device_name": device_name,
+                         "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
+                         "download_ms": result.download_ms,
+                         "device_bytes": prepared.device_bytes,
+                         **result.counters, **counters,
+                         **{f"static_{k}": v for k, v in solver.static_counters.items()}})
+        log(f"{solver.name} on {graph.name}, source {graph.label_of(source)}: "
+            f"median of {spec.trials} {sorted(r['solve_ms'] for r in rows[-spec.trials:])[spec.trials // 2]:.3f} ms, verified")
+    return pd.DataFrame(rows)

@@ -1,0 +1,87 @@
+"""Where a number came from: machine, devices, software versions, commit, config, date."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from .. import gpu
+
+_PACKAGES = ("graphrepro", "numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x",
+             "pandas", "scipy", "snakemake")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_commit(cwd=None) -> str:
+    """HEAD (with -dirty), or GRAPHREPRO_COMMIT where the tree was copied without its .git."""
+    if os.environ.get("GRAPHREPRO_COMMIT"):
+        return os.environ["GRAPHREPRO_COMMIT"]
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                             text=True, timeout=10)
+        commit = out.stdout.strip() if out.returncode == 0 else "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return commit + ("-dirty" if dirty and commit != "unknown" else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def config_hash(config) -> str:
+    text = json.dumps(config, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def gpu_info() -> dict:
+    info = {"gpu": gpu.device_name(), "driver": None, "cuda_runtime": None}
+    if gpu.simulated() or not gpu.cuda_available():
+        return info
+    try:
+        from numba import cuda
+
+        info["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+        info["cuda_runtime"] = ".".join(map(str, cuda.runtime.get_version()))
+    except Exception:  # versions are informative; a failure to read them must not stop a run
+        pass
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        if smi.returncode == 0 and smi.stdout.strip():
+            info["driver"] = smi.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def provenance(config=None) -> dict:
+    versions = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu": cpu_model(),
+        "python": platform.python_version(),
+        **gpu_info(),
+        "packages": versions,
+        "commit": git_commit(Path(__file__).parent),
+        "config_hash": config_hash(config) if config is not None else None,
+    }

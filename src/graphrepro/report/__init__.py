@@ -1,0 +1,1 @@
+"""The report: target tables (published beside ours), figures, and the HTML page."""

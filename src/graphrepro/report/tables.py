@@ -1,0 +1,59 @@
+"""One target's table and figure from the run tables and the document's published values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ..experiments import get_target, published
+
+
+def load_runs(paths) -> pd.DataFrame:
+    frames = [pd.read_csv(p) for p in paths]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def load_stats(paths) -> dict:
+    stats = {}
+    for p in paths:
+        record = json.loads(Path(p).read_text())
+        stats[record["graph"]] = {**record["stats"], "stands_for": record.get("stands_for")}
+    return stats
+
+
+def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None):
+    target = get_target(name)
+    if not target.ready:
+        from ..errors import InputError
+
+        raise InputError(f"target {name} is planned (issue {target.planned}), not built yet")
+    runs = load_runs(run_paths)
+    table = target.compare(runs, load_stats(source_paths), published(target.document))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(output)
+    if figure is not None:
+        draw_figure(target, runs, figure)
+    return table
+
+
+def draw_figure(target, runs: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    if target.figure is not None:
+        target.figure(runs, ax)
+    else:
+        ax.text(0.5, 0.5, f"{target.item}: no figure", ha="center", va="center")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".part.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)

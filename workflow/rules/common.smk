@@ -1,0 +1,50 @@
+# Shared names for the rules. Rules stay thin: each one is a `python -m graphrepro` call.
+import json
+import sys
+
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
+from graphrepro.experiments import get_target
+from graphrepro.solvers import get_solver
+
+PY = sys.executable  # the interpreter running snakemake, so rules see the same packages
+RES = config["results"]
+REFERENCE = os.path.join(workflow.basedir, config["reference"])
+CONFIGFILE = workflow.configfiles[-1] if workflow.configfiles else ""
+
+
+def ready_targets():
+    """The configured targets whose code exists (planned ones are listed, not run)."""
+    return [name for name in config["targets"] if get_target(name).ready]
+
+
+def target_runs(name):
+    t = get_target(name)
+    return [f"{RES}/runs/{g}/{s}.csv" for g in config["targets"][name]["graphs"] for s in t.solvers]
+
+
+def target_sources(name):
+    return [f"{RES}/sources/{g}.json" for g in config["targets"][name]["graphs"]]
+
+
+def graph_config(name):
+    try:
+        return config["graphs"][name]
+    except KeyError:
+        raise ValueError(f"graph {name!r} is used by a target but not defined under graphs:") from None
+
+
+def generate_args(name):
+    spec = dict(graph_config(name)["generate"])
+    kind = spec.pop("kind")
+    return kind + "".join(f" --{k.replace('_', '-')} {v}" for k, v in sorted(spec.items()))
+
+
+def graph_file(name):
+    cfg = graph_config(name)
+    return cfg["file"] if "file" in cfg else f"{RES}/graphs/{name}.gr"
+
+
+for _name in config["targets"]:
+    get_target(_name)  # an unknown target name fails here, before anything runs
+    for _g in config["targets"][_name]["graphs"]:
+        graph_config(_g)

@@ -1,0 +1,37 @@
+rule generate_graph:
+    output:
+        f"{RES}/graphs/{{graph}}.gr",
+    params:
+        args=lambda w: generate_args(w.graph),
+    log:
+        f"{RES}/logs/generate/{{graph}}.log",
+    shell:
+        "{PY} -m graphrepro generate {params.args} --output {output} 2> {log}"
+
+
+rule convert_graph:
+    input:
+        lambda w: graph_file(w.graph),
+    output:
+        f"{RES}/graphs/{{graph}}.npz",
+    log:
+        f"{RES}/logs/convert/{{graph}}.log",
+    shell:
+        "{PY} -m graphrepro convert {input} --name {wildcards.graph} --output {output} 2> {log}"
+
+
+rule draw_sources:
+    input:
+        f"{RES}/graphs/{{graph}}.npz",
+    output:
+        f"{RES}/sources/{{graph}}.json",
+    params:
+        n=config["measure"]["sources"],
+        seed=config["seed"],
+        stands_for=lambda w: (f"--stands-for '{graph_config(w.graph)['stands_for']}'"
+                              if graph_config(w.graph).get("stands_for") else ""),
+    log:
+        f"{RES}/logs/sources/{{graph}}.log",
+    shell:
+        "{PY} -m graphrepro sources {input} --count {params.n} --seed {params.seed} "
+        "{params.stands_for} --output {output} 2> {log}"
