@@ -81,7 +81,7 @@ def cmd_solvers(args) -> int:
 def cmd_targets(args) -> int:
     from .experiments import all_targets
 
-    for t in all_targets():
+    for t in sorted(all_targets(), key=lambda t: not t.ready):
         if t.ready or args.all:
             state = "" if t.ready else f"  (planned: issue {t.planned})"
             print(f"{t.name}\t{t.document} {t.item}: {t.description}{state}")
@@ -127,6 +127,8 @@ def cmd_sources(args) -> int:
     from .graph import degree_stats
     from .harness import draw_sources
 
+    if args.count < 1:
+        raise InputError("--count must be at least 1")
     graph = load_graph(args.graph, args.format, name=args.name)
     sources = draw_sources(graph, args.count, args.seed)
     digests, reference_ms = [], []
@@ -145,6 +147,9 @@ def cmd_sources(args) -> int:
 
 def cmd_run(args) -> int:
     from .harness import RunSpec, measure, provenance
+
+    if args.trials < 1 or args.warmup < 0:
+        raise InputError("--trials must be at least 1 and --warmup at least 0")
 
     graph = load_graph(args.graph, args.format, name=args.name)
     record = json.loads(Path(args.sources).read_text())

@@ -2,14 +2,26 @@
 import json
 import sys
 
+from snakemake.settings.types import DeploymentMethod
+
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
 from graphrepro.experiments import get_target
 from graphrepro.solvers import get_solver
 
-PY = sys.executable  # the interpreter running snakemake, so rules see the same packages
+SRC = os.path.join(workflow.basedir, "src")
+CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
+if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
+    PY = f"PYTHONPATH={SRC} python"  # --sdm conda: the env's interpreter, our package from source
+else:
+    PY = sys.executable  # the interpreter running snakemake, so rules see the same packages
 RES = config["results"]
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
-CONFIGFILE = workflow.configfiles[-1] if workflow.configfiles else ""
+# The config the report names: the last --configfile given, else the embedded default. (snakemake
+# lists --configfile files first and appends the Snakefile's own configfile after them, so
+# workflow.configfiles[-1] would always be the default even when a user config overrides it.)
+_CLI_CONFIGFILES = list(workflow.overwrite_configfiles or [])
+CONFIGFILE = str(_CLI_CONFIGFILES[-1] if _CLI_CONFIGFILES else
+                 (workflow.configfiles[-1] if workflow.configfiles else ""))
 
 
 def ready_targets():

@@ -5,6 +5,8 @@ rule generate_graph:
         args=lambda w: generate_args(w.graph),
     log:
         f"{RES}/logs/generate/{{graph}}.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro generate {params.args} --output {output} 2> {log}"
 
@@ -16,6 +18,8 @@ rule convert_graph:
         f"{RES}/graphs/{{graph}}.npz",
     log:
         f"{RES}/logs/convert/{{graph}}.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro convert {input} --name {wildcards.graph} --output {output} 2> {log}"
 
@@ -32,6 +36,8 @@ rule draw_sources:
                               if graph_config(w.graph).get("stands_for") else ""),
     log:
         f"{RES}/logs/sources/{{graph}}.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro sources {input} --count {params.n} --seed {params.seed} "
         "{params.stands_for} --output {output} 2> {log}"

@@ -8,6 +8,8 @@ rule report:
         config=CONFIGFILE,
     log:
         f"{RES}/logs/report.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro report --results {RES} --reference {REFERENCE} "
         "--config {params.config} --output {output} 2> {log}"

@@ -13,6 +13,8 @@ rule run_solver:
         gpu=lambda w: 1 if get_solver(w.solver).device == "gpu" else 0,
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro run {input.graph} --solver {wildcards.solver} --sources {input.sources} "
         "--trials {params.trials} --warmup {params.warmup} --output {output} 2> {log}"

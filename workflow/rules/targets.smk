@@ -9,6 +9,8 @@ rule compare_target:
                       caption="../report/target_figure.rst"),
     log:
         f"{RES}/logs/targets/{{target}}.log",
+    conda:
+        CONDA_ENV
     shell:
         "{PY} -m graphrepro compare {wildcards.target} --runs {input.runs} "
         "--sources {input.sources} --output {output.table} --figure {output.figure} 2> {log}"

@@ -139,7 +139,7 @@ def compare_fig3(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd
 
     times = summarise_times(runs)
     rows = []
-    for graph in sorted(runs["graph"].unique()):
+    for graph in pd.unique(runs["graph"]):  # config order
         stands_for = stats.get(graph, {}).get("stands_for") or ""
         t = times[times["graph"] == graph].set_index("solver")
         harish = t.loc["harish"] if "harish" in t.index else None
@@ -161,7 +161,7 @@ def compare_fig3(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd
             "Harish / Dijkstra time": (harish["median_ms"] / dijkstra["median_ms"]
                                        if harish is not None and dijkstra is not None else ""),
             "sources": int(harish["sources"]) if harish is not None else 0,
-            "verdict": "pending LBR (issue 5): the claim is LBR's speedup over Harish",
+            "verdict": "pending: the claim is LBR's speedup over Harish; LBR is issue 5",
         })
     return pd.DataFrame(rows)
 
@@ -173,20 +173,37 @@ def figure_fig3(runs: pd.DataFrame, ax) -> None:
     if src.empty:
         ax.text(0.5, 0.5, "no solver ran", ha="center", va="center", transform=ax.transAxes)
         return
-    src = src.assign(label=src["solver"] + np.where(src.get("reference_run", False), " (reference run)", ""))
-    sns.boxplot(data=src, x="graph", y="solve_ms", hue="label", ax=ax, fliersize=0)
-    sns.stripplot(data=src, x="graph", y="solve_ms", hue="label", dodge=True, ax=ax, size=3,
-                  color="black", legend=False)
+    order = list(pd.unique(runs["graph"]))  # config order, not alphabetical
+    sns.boxplot(data=src, x="graph", y="solve_ms", hue="solver", order=order, ax=ax, fliersize=0)
+    sns.stripplot(data=src, x="graph", y="solve_ms", hue="solver", order=order, dodge=True, ax=ax,
+                  size=3, palette="dark:black", legend=False)
     ax.set_yscale("log")
     ax.set_ylabel("solve time per source, ms (median of trials)")
     ax.set_xlabel("graph")
     ax.set_title("safari2017 Fig. 3 layout: time per solver (LBR pending)")
 
 
+def figure_table2(runs: pd.DataFrame, ax) -> None:
+    """What Table 2 charges Harish with, counted per solve: iterations, launches, round trips."""
+    ok = runs[(runs["solver"] == "harish") & (runs["status"] == "ok")]
+    if ok.empty:
+        ax.text(0.5, 0.5, _status(runs, "harish"), ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    import seaborn as sns
+
+    counts = ok.melt(id_vars=["graph"], value_vars=["iterations", "kernel_launches", "host_round_trips"],
+                     var_name="counter", value_name="per solve")
+    sns.barplot(data=counts, x="graph", y="per solve", hue="counter", order=list(pd.unique(ok["graph"])),
+                estimator="median", errorbar=("pi", 50), ax=ax)
+    ax.set_yscale("log")
+    ax.set_title("safari2017 Table 2, measured: Harish et al. per solve (median over sources, IQR bars)")
+
+
 target(Target("safari2017_table2", "safari2017", "Table 2",
               "kernel launches, host round trips, atomic statements and space of Harish et al., "
               "measured, beside the paper's comparison table",
-              solvers=("harish",), compare=compare_table2))
+              solvers=("harish",), compare=compare_table2, figure=figure_table2))
 target(Target("safari2017_fig3", "safari2017", "Figure 3",
               "SSSP time of Harish et al. (and LBR, once built) per road graph, beside the "
               "paper's quoted times and speedups; CPU Dijkstra for scale",

@@ -78,7 +78,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     not_run_here = False
     for doc in DOCUMENTS:
         items = []
-        for t in [t for t in all_targets() if t.document == doc.short]:
+        mine = [t for t in all_targets() if t.document == doc.short]
+        for t in sorted(mine, key=lambda t: not t.ready):  # measured tables first, plans after
             item = {"target": t, "table": None, "figure": None, "reference_table": None,
                     "reference_figure": None, "published": None}
             table_path = results / "targets" / f"{t.name}.csv"

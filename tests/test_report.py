@@ -1,0 +1,292 @@
+"""Target tables (published values beside ours, with verdicts) and the HTML report.
+
+The Harish runs come from the real harness on a tiny graph in the CUDA simulator (conftest.py), so
+the counters in the tables are the ones the kernels produce, not numbers typed into a test.
+"""
+
+import base64
+import json
+import re
+from html.parser import HTMLParser
+
+import pandas as pd
+import pytest
+
+from graphrepro import gpu, verify
+from graphrepro.documents import DOCUMENTS
+from graphrepro.experiments import all_targets, published
+from graphrepro.experiments.safari2017 import LBR_PENDING, compare_fig3, compare_table2
+from graphrepro.graph import degree_stats
+from graphrepro.graph.generate import road_grid
+from graphrepro.harness import RunSpec, draw_sources, measure, provenance
+from graphrepro.report.build import build_report
+
+HARISH = "Harish et al. [12 13]"
+LBR = "Proposed Algorithm"
+SPACE = "Space complexity (words)"
+LAUNCHES = "# of kernel launches (per host iteration)"
+TRIPS = "CPU-GPU communication (# per host iteration)"
+ATOMICS = "# of atomic statements"
+
+
+def run(graph, solver, sources=2, trials=1):
+    picked = [int(s) for s in draw_sources(graph, sources, seed=3)]
+    digests = [verify.digest(verify.reference_distances(graph, s)) for s in picked]
+    return measure(graph, RunSpec(solver, picked, digests, trials=trials, warmup=0),
+                   log=lambda _: None)
+
+
+@pytest.fixture(scope="module")
+def grid():
+    return road_grid(5, 6, keep=0.8, seed=4, name="grid30")
+
+
+@pytest.fixture(scope="module")
+def stats(grid):
+    return {grid.name: degree_stats(grid)}
+
+
+@pytest.fixture(scope="module")
+def harish_runs(grid):
+    if not gpu.cuda_available():
+        pytest.skip("no CUDA device and NUMBA_ENABLE_CUDASIM is not 1")
+    return run(grid, "harish")
+
+
+@pytest.fixture(scope="module")
+def not_run_runs(grid):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gpu, "cuda_available", lambda: False)
+        return run(grid, "harish")
+
+
+def verdicts(table, method):
+    rows = table[table["method"] == method]
+    return dict(zip(rows["criterion"], rows["verdict"]))
+
+
+# --- Table 2 -----------------------------------------------------------------------------------
+
+def test_table2_harish_claims_hold_except_space(harish_runs, stats):
+    table = compare_table2(harish_runs, stats, published("safari2017"))
+    harish = verdicts(table, HARISH)
+    assert harish[LAUNCHES] == "holds"
+    assert harish[TRIPS] == "holds"
+    assert harish[ATOMICS] == "holds"
+    # int64 distances (d and up) take 4 words per vertex where the paper's 32-bit ones take 2
+    assert harish[SPACE] == "differs"
+    row = table[(table["method"] == HARISH) & (table["criterion"] == SPACE)].iloc[0]
+    assert row["published"] == "4V+2A" and "64-bit" in row["note"]
+    launches = table[(table["method"] == HARISH) & (table["criterion"] == LAUNCHES)].iloc[0]
+    assert (launches["published"], launches["ours"]) == ("2", "2")
+
+
+def test_table2_lbr_is_pending_and_other_methods_not_implemented(harish_runs, stats):
+    table = compare_table2(harish_runs, stats, published("safari2017"))
+    lbr = table[table["method"] == LBR]
+    assert len(lbr) == 5
+    assert set(lbr["verdict"]) == {"pending"}
+    assert set(lbr["ours"]) == {LBR_PENDING}
+    others = table[~table["method"].isin([HARISH, LBR])]
+    assert len(others) == 5 * 5  # Chaibou, two Singh, Busato, Ortega
+    assert set(others["verdict"]) == {"not implemented in this study"}
+    assert set(table["where"]) == {"Table 2"}
+
+
+def test_table2_without_cuda_says_not_run(not_run_runs, stats):
+    assert set(not_run_runs["status"]) == {"not run: no CUDA device"}
+    table = compare_table2(not_run_runs, stats, published("safari2017"))
+    harish = table[table["method"] == HARISH]
+    assert set(harish["ours"]) == {"not run: no CUDA device"}
+    assert set(harish["verdict"]) == {"not run"}
+    assert set(table[table["method"] == LBR]["verdict"]) == {"pending"}
+
+
+def test_table2_space_holds_for_32_bit_state_and_flags_launches_that_vary(harish_runs, stats):
+    # Hand-made rows: a device footprint of exactly 4V+2A words, and launch counts that do not
+    # come out at one value per iteration.
+    v, a = stats["grid30"]["vertices"], stats["grid30"]["arcs"]
+    runs = harish_runs.copy()
+    runs["device_bytes"] = 4 * (4 * v + 2 * a)
+    runs.loc[runs.index[0], "kernel_launches"] += 1
+    harish = verdicts(compare_table2(runs, stats, published("safari2017")), HARISH)
+    assert harish[SPACE] == "holds"
+    assert harish[LAUNCHES] == "differs"
+
+
+# --- Figure 3 ----------------------------------------------------------------------------------
+
+def test_fig3_puts_harish_beside_dijkstra(grid, harish_runs, stats):
+    runs = pd.concat([harish_runs, run(grid, "dijkstra", trials=2)], ignore_index=True)
+    table = compare_fig3(runs, stats, published("safari2017"))
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert row["graph"] == "grid30" and row["vertices"] == 30
+    assert row["sources"] == 2
+    assert row["ours Harish median (ms)"] > 0 and row["ours Dijkstra CPU median (ms)"] > 0
+    assert row["verdict"].startswith("pending")  # the claim is LBR's speedup, not built yet
+
+
+def test_fig3_without_cuda_says_not_run(grid, not_run_runs, stats):
+    runs = pd.concat([not_run_runs, run(grid, "dijkstra")], ignore_index=True)
+    row = compare_fig3(runs, stats, published("safari2017")).iloc[0]
+    assert row["ours Harish median (ms)"] == "not run: no CUDA device"
+    assert row["sources"] == 0
+
+
+# --- published values --------------------------------------------------------------------------
+
+def test_published_safari2017_has_table1_table2_and_figure3():
+    pub = published("safari2017")
+    assert {"item", "where", "row", "column", "value"} <= set(pub.columns)
+    assert {"Table 1", "Table 2", "Figure 3"} <= set(pub["item"])
+    assert (pub["where"] != "").all() and (pub["value"] != "").all()
+    cell = pub[(pub["item"] == "Figure 3") & (pub["row"] == "Western")
+               & (pub["column"] == "harish_time")]
+    assert cell["value"].tolist() == ["24.7"]
+    assert len(pub[(pub["item"] == "Table 1") & (pub["column"] == "vertices")]) == 7
+
+
+def test_published_for_a_document_without_a_file_is_empty():
+    pub = published("singla")
+    assert pub.empty and {"where", "value"} <= set(pub.columns)
+
+
+# --- the HTML report ---------------------------------------------------------------------------
+
+class _Tables(HTMLParser):
+    """Every <table> of a fragment as a list of {header: cell text} rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._row, self._cell = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"head": [], "rows": []})
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr":
+            table = self.tables[-1]
+            if not table["head"]:
+                table["head"] = self._row
+            else:
+                table["rows"].append(dict(zip(table["head"], self._row)))
+
+
+def html_tables(fragment):
+    parser = _Tables()
+    parser.feed(fragment)
+    return [t["rows"] for t in parser.tables]
+
+
+def section(html, anchor):
+    """The page from the heading with this id up to the next heading."""
+    start = html.index(f' id="{anchor}"')
+    end = re.compile(r"<h[23][ >]").search(html, start)
+    return html[start:end.start() if end else len(html)]
+
+
+PNG = b"\x89PNG\r\n\x1a\n not really an image; the report only embeds the bytes"
+
+
+@pytest.fixture
+def results(tmp_path, harish_runs, not_run_runs, stats):
+    """A results directory as the workflow leaves it: Table 2 measured, Figure 3 not run here."""
+    root = tmp_path / "results"
+    (root / "targets").mkdir(parents=True)
+    compare_table2(harish_runs, stats, published("safari2017")).to_csv(
+        root / "targets" / "safari2017_table2.csv", index=False)
+    compare_fig3(not_run_runs, stats, published("safari2017")).to_csv(
+        root / "targets" / "safari2017_fig3.csv", index=False)
+    (root / "figures").mkdir()
+    (root / "figures" / "safari2017_fig3.png").write_bytes(PNG)
+    (root / "sources").mkdir()
+    (root / "sources" / "grid30.json").write_text(json.dumps({
+        "graph": "grid30", "seed": 3, "stands_for": "Western", "sources": [1, 2],
+        "stats": stats["grid30"]}))
+    (root / "runs" / "grid30").mkdir(parents=True)
+    (root / "runs" / "grid30" / "harish.provenance.json").write_text(
+        json.dumps({**provenance(), "host": "test-host"}))
+    return root
+
+
+@pytest.fixture
+def reference(tmp_path, harish_runs, stats):
+    """A committed reference run from a GPU machine: provenance and the Table 2 table."""
+    ref = tmp_path / "reference"
+    (ref / "targets").mkdir(parents=True)
+    (ref / "provenance.json").write_text(json.dumps({
+        **provenance(), "host": "gpu-box", "gpu": "NVIDIA H100 80GB HBM3", "driver": "580.65",
+        "cuda_runtime": "13.0", "config": "config/h100.yaml", "commit": "feedbeef"}))
+    table = compare_table2(harish_runs, stats, published("safari2017"))
+    table.loc[table["method"] == HARISH, "note"] = "from the reference machine"
+    table.to_csv(ref / "targets" / "safari2017_table2.csv", index=False)
+    return ref
+
+
+def test_report_has_a_section_per_document_and_placeholders(tmp_path, results):
+    out = tmp_path / "site" / "index.html"
+    build_report(results, out, reference=tmp_path / "no-reference")
+    html = out.read_text()
+    ids = re.findall(r'<h2 id="([^"]+)"', html)
+    assert [d.short for d in DOCUMENTS] == ["safari2017", "senthilkumar", "singla", "an2017",
+                                             "gerritsen2012"]
+    assert [i for i in ids if i != "limits"] == [d.short for d in DOCUMENTS]
+    planned = [t for t in all_targets() if not t.ready]
+    assert planned
+    for t in planned:
+        assert f"Not built yet: issue {t.planned}." in section(html, t.name), t.name
+    # Table 1 is planned but transcribed: its published values are shown under the placeholder.
+    table1 = html_tables(section(html, "safari2017_table1"))
+    assert len(table1) == 1 and {"where", "value"} <= set(table1[0][0])
+    assert "Reference run" not in html
+
+
+def test_report_shows_the_table_verdicts_and_the_embedded_figure(tmp_path, results):
+    out = tmp_path / "index.html"
+    build_report(results, out, reference=tmp_path / "no-reference")
+    html = out.read_text()
+    [table2] = html_tables(section(html, "safari2017_table2"))
+    harish = {r["criterion"]: r["verdict"] for r in table2 if r["method"] == HARISH}
+    assert harish[LAUNCHES] == harish[TRIPS] == harish[ATOMICS] == "holds"
+    assert harish[SPACE] == "differs"
+    assert re.search(r'<td class="verdict holds">holds</td>', section(html, "safari2017_table2"))
+    fig3 = section(html, "safari2017_fig3")
+    assert "data:image/png;base64," + base64.b64encode(PNG).decode() in fig3
+    assert "Not built yet" not in fig3
+    # Figure 3's Harish cells say why they are empty, and the page says it once, at the top.
+    [fig3_table] = html_tables(fig3)
+    assert fig3_table[0]["ours Harish median (ms)"] == "not run: no CUDA device"
+    assert "GPU solvers did not run on this machine" in section(html, "limits")
+    assert "a synthetic stand-in for the document's <b>Western</b>" in section(html, "limits")
+    assert "host test-host" in html
+
+
+def test_report_shows_a_labelled_reference_run_where_one_is_committed(tmp_path, results,
+                                                                       reference):
+    config = tmp_path / "my-config.yaml"
+    config.write_text("seed: 1\n")
+    out = tmp_path / "index.html"
+    build_report(results, out, reference=reference, config_path=config)
+    html = out.read_text()
+    table2 = section(html, "safari2017_table2")
+    block = table2[table2.index('<div class="reference">'):]
+    assert "<b>Reference run</b>, not from this machine: NVIDIA H100 80GB HBM3" in block
+    assert "<code>feedbeef</code>" in block and "config/h100.yaml" in block
+    [ref_table] = html_tables(block)
+    assert {r["note"] for r in ref_table if r["method"] == HARISH} == {"from the reference machine"}
+    # Figure 3 has no committed reference table, so no reference block there.
+    assert "Reference run" not in section(html, "safari2017_fig3")
+    assert f"<code>{config}</code>" in html and "seed: 1" in html

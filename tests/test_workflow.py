@@ -1,0 +1,167 @@
+"""The snakemake workflow end to end, on a 6 x 6 road grid, in a scratch working directory.
+
+Every rule is a ``python -m graphrepro`` call, so this runs the real pipeline: generate, convert,
+draw sources, time and verify Dijkstra and Harish (the latter in the CUDA simulator, inherited
+from conftest.py through the environment; cheap at 36 vertices), compare, draw, report. Marked
+slow, but runs by default: it is the only test of the rules and of the config schema.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from graphrepro import gpu
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The tables' verdicts need Harish to have run: on a real GPU or in the simulator.
+pytestmark = pytest.mark.skipif(not gpu.cuda_available(),
+                                reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not 1")
+
+CONFIG = """\
+results: results
+report: reports/index.html
+reference: {reference}
+seed: 1
+measure: {{sources: 2, trials: 2, warmup: 0}}
+graphs:
+  road_6x6:
+    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
+targets:
+  safari2017_table2: {{graphs: [road_6x6]}}
+  safari2017_fig3: {{graphs: [road_6x6]}}
+"""
+
+
+def write_config(workdir: Path) -> Path:
+    # The reference run committed under reports/reference/ would add a block to the report that
+    # depends on what is committed there today; point at a directory that does not exist instead.
+    cfg = workdir / "config.yaml"
+    cfg.write_text(CONFIG.format(reference=workdir / "no-reference"))
+    return cfg
+
+
+def snakemake(workdir: Path, cfg: Path, *args):
+    result = subprocess.run(
+        # --configfile takes several files, so targets must come before it
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+         *args, "--cores", "2", "--configfile", str(cfg)],
+        capture_output=True, text=True, env=dict(os.environ), timeout=600)
+    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    return result
+
+
+class _Tables(HTMLParser):
+    """Every <table> of a fragment as a list of {header: cell text} rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._row, self._cell = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"head": [], "rows": []})
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr":
+            table = self.tables[-1]
+            if not table["head"]:
+                table["head"] = self._row
+            else:
+                table["rows"].append(dict(zip(table["head"], self._row)))
+
+
+def html_tables(fragment):
+    parser = _Tables()
+    parser.feed(fragment)
+    return [t["rows"] for t in parser.tables]
+
+
+def section(html, anchor):
+    """The page from the heading with this id up to the next heading."""
+    start = html.index(f' id="{anchor}"')
+    end = re.compile(r"<h[23][ >]").search(html, start)
+    return html[start:end.start() if end else len(html)]
+
+
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("workflow")
+    cfg = write_config(workdir)
+    return workdir, cfg, snakemake(workdir, cfg)
+
+
+@pytest.mark.slow
+def test_whole_workflow_builds_the_report(whole_run):
+    workdir, cfg, result = whole_run
+    # Without the profile, timed runs would share the cores (no timing=1 limit).
+    assert "workflow specific profile" in result.stderr
+    html = (workdir / "reports" / "index.html").read_text()
+    table2 = section(html, "safari2017_table2")
+    [rows] = html_tables(table2)
+    harish = {r["criterion"]: r["verdict"] for r in rows if r["method"].startswith("Harish")}
+    assert harish["# of kernel launches (per host iteration)"] == "holds"
+    assert harish["CPU-GPU communication (# per host iteration)"] == "holds"
+    assert harish["# of atomic statements"] == "holds"
+    assert {r["verdict"] for r in rows if r["method"] == "Proposed Algorithm"} == {"pending"}
+    fig3 = section(html, "safari2017_fig3")
+    assert re.search(r'<img alt="Figure 3" src="data:image/png;base64,[A-Za-z0-9+/=]{100,}"', fig3)
+    [fig3_rows] = html_tables(fig3)
+    assert [r["graph"] for r in fig3_rows] == ["road_6x6"]
+    assert float(fig3_rows[0]["ours Harish median (ms)"].replace(",", "")) > 0
+    # The report names the config the run came from, not the embedded default it extends.
+    assert f"<code>{cfg}</code>" in html
+    assert "Reference run" not in html
+
+
+@pytest.mark.slow
+def test_every_run_was_verified_and_recorded(whole_run):
+    workdir, _, _ = whole_run
+    runs = workdir / "results" / "runs" / "road_6x6"
+    for solver in ("dijkstra", "harish"):
+        lines = (runs / f"{solver}.csv").read_text().splitlines()
+        assert len(lines) == 1 + 2 * 2  # header, then sources x trials
+        assert all(",ok," in line for line in lines[1:])
+        assert (runs / f"{solver}.provenance.json").is_file()
+
+
+@pytest.mark.slow
+def test_snakemake_report_after_the_run(whole_run):
+    workdir, cfg, _ = whole_run
+    out = workdir / "tmp" / "report.html"
+    out.parent.mkdir()  # snakemake --report does not create the directory
+    snakemake(workdir, cfg, "--report", str(out))
+    text = out.read_text()
+    assert "safari2017_table2.csv" in text and "safari2017_fig3.png" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target, other", [("safari2017_table2", "safari2017_fig3"),
+                                           ("safari2017_fig3", "safari2017_table2")])
+def test_a_named_target_builds_alone(tmp_path, target, other):
+    cfg = write_config(tmp_path)
+    snakemake(tmp_path, cfg, target)
+    results = tmp_path / "results"
+    assert sorted(p.name for p in (results / "targets").iterdir()) == [f"{target}.csv"]
+    assert (results / "figures" / f"{target}.png").is_file()
+    assert not (results / "figures" / f"{other}.png").exists()
+    assert not (tmp_path / "reports").exists()
+    # Table 2 needs Harish only; Figure 3 needs Dijkstra for scale as well.
+    solvers = sorted(p.stem for p in (results / "runs" / "road_6x6").glob("*.csv"))
+    assert solvers == (["harish"] if target == "safari2017_table2" else ["dijkstra", "harish"])
