@@ -11,7 +11,6 @@ import os
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from graphrepro.graph.csr import CSRGraph  # noqa: E402

@@ -7,7 +7,7 @@ Targets whose code does not exist yet are listed as planned, with the issue that
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Callable
 
