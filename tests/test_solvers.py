@@ -7,9 +7,10 @@ thread: graphs stay at a few hundred vertices at most.
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra as scipy_dijkstra
+
+from strategies import graphs_and_sources
 
 from graphrepro import gpu
 from graphrepro.errors import InputError
@@ -36,18 +37,6 @@ def scipy_distances(graph: CSRGraph, source: int) -> np.ndarray:
     finite = np.isfinite(dist)
     out[finite] = dist[finite].astype(np.int64)
     return out
-
-
-@st.composite
-def graphs_and_sources(draw):
-    n = draw(st.integers(1, 12))
-    vertex = st.integers(0, n - 1)
-    # Few arcs for the vertex count, so unreachable vertices are common; weights small so that
-    # zero weights and ties between paths are common too.
-    arcs = draw(st.lists(st.tuples(vertex, vertex, st.integers(0, 5)), max_size=3 * n))
-    src, dst, weights = zip(*arcs) if arcs else ((), (), ())
-    graph = CSRGraph.from_arcs(n, src, dst, weights)
-    return graph, draw(vertex)
 
 
 # --- the reference -----------------------------------------------------------------------------

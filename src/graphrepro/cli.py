@@ -57,7 +57,7 @@ def cmd_solve(args) -> int:
     prepared = spec.prepare(graph, **_params(args.param))
     result = prepared.solve(source)
     if not args.no_verify:
-        verify.check(graph, source, result.distances, solver=spec.name)
+        verify.check(graph, source, result.distances, solver=spec.name, metric=spec.metric)
     dist = result.distances
     text = np.where(dist == INF, "inf", dist.astype(str))
     lines = "\n".join(f"{label} {d}" for label, d in zip(graph.all_labels().tolist(), text.tolist()))

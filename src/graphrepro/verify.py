@@ -21,23 +21,28 @@ def digest(distances: np.ndarray) -> str:
                            digest_size=16).hexdigest()
 
 
-def reference_distances(graph: CSRGraph, source: int) -> np.ndarray:
+def reference_distances(graph: CSRGraph, source: int, metric: str = "distance") -> np.ndarray:
+    """Dijkstra's distances; for ``metric="hops"`` (BFS) on unit weights, i.e. hop counts."""
     from .solvers.reference import dijkstra_csr
 
-    return dijkstra_csr(graph.indptr, graph.indices, graph.weights, source)[0]
+    weights = graph.weights if metric == "distance" else np.ones_like(graph.weights)
+    return dijkstra_csr(graph.indptr, graph.indices, weights, source)[0]
 
 
 def check(graph: CSRGraph, source: int, got: np.ndarray, *, solver: str,
-          expected_digest: str | None = None, expected: np.ndarray | None = None) -> None:
+          expected_digest: str | None = None, expected: np.ndarray | None = None,
+          metric: str = "distance") -> None:
     """Raise VerificationError unless ``got`` equals the reference distances from ``source``."""
     got = np.asarray(got)
     if got.shape != (graph.num_vertices,):
         raise VerificationError(f"{solver} on {graph.name}, source {graph.label_of(source)}: "
                                 f"returned {got.shape} distances for {graph.num_vertices} vertices")
+    if metric != "distance":
+        expected_digest = None  # stored digests are of weighted distances
     if expected is None and expected_digest is not None and digest(got) == expected_digest:
         return
     if expected is None:
-        expected = reference_distances(graph, source)
+        expected = reference_distances(graph, source, metric)
     diff = np.flatnonzero(got != expected)
     if len(diff) == 0:
         return

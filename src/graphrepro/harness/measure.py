@@ -44,7 +44,8 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
 
     def run(source, digest, count=False):
         result = prepared.solve(source, count=count)
-        verify.check(graph, source, result.distances, solver=solver.name, expected_digest=digest)
+        verify.check(graph, source, result.distances, solver=solver.name, expected_digest=digest,
+                     metric=solver.metric)
         return result
 
     for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded

@@ -15,6 +15,7 @@ from .base import INF, SolverSpec, SolveResult, all_solvers, check_source, get_s
 
 _MODULES = (
     "graphrepro.solvers.reference",
+    "graphrepro.solvers.baselines",
     "graphrepro.solvers.safari2017.harish",
 )
 

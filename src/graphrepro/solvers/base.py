@@ -11,6 +11,7 @@ parameters. Solving happens in two steps so the harness can time them apart, as 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -46,6 +47,24 @@ class PreparedSolver(Protocol):
         ...
 
 
+class HostSolver:
+    """A CPU solver: nothing to upload; ``run(source) -> (distances, counters)`` timed on the host.
+
+    Its counters cost nothing to collect, so they come with every solve.
+    """
+
+    upload_ms = 0.0
+    device_bytes = 0
+
+    def __init__(self, run: Callable[[int], tuple[np.ndarray, dict]]):
+        self._run = run
+
+    def solve(self, source: int, *, count: bool = False) -> SolveResult:
+        t0 = time.perf_counter()
+        distances, counters = self._run(source)
+        return SolveResult(distances, (time.perf_counter() - t0) * 1e3, counters=counters)
+
+
 @dataclass(frozen=True)
 class SolverSpec:
     name: str
@@ -57,6 +76,9 @@ class SolverSpec:
     # What the document argues with that is a property of the code, not of a run
     # (safari2017 Table 2's "# of atomic statements", kernels per host iteration).
     static_counters: dict[str, Any] = field(default_factory=dict)
+    # "distance": weighted shortest distances; "hops": hop counts (BFS), checked against
+    # Dijkstra on unit weights.
+    metric: str = "distance"
 
     def params(self, **overrides) -> dict[str, Any]:
         unknown = set(overrides) - set(self.defaults)
@@ -83,10 +105,13 @@ _REGISTRY: dict[str, SolverSpec] = {}
 
 
 def register(name: str, *, device: str, document: str, description: str,
-             defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None):
+             defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None,
+             metric: str = "distance"):
     """Decorator for a factory ``(graph, **params) -> PreparedSolver``."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}")
+    if metric not in ("distance", "hops"):
+        raise ValueError("metric must be 'distance' or 'hops'")
     if document not in DOCUMENTS:
         raise ValueError(f"document must be one of {DOCUMENTS}")
 
@@ -94,7 +119,7 @@ def register(name: str, *, device: str, document: str, description: str,
         if name in _REGISTRY:
             raise ValueError(f"solver {name} registered twice")
         _REGISTRY[name] = SolverSpec(name, device, document, description, factory,
-                                     dict(defaults or {}), dict(static_counters or {}))
+                                     dict(defaults or {}), dict(static_counters or {}), metric)
         return factory
 
     return wrap
@@ -115,7 +140,8 @@ def all_solvers() -> list[SolverSpec]:
     from . import load_all
 
     load_all()
-    return sorted(_REGISTRY.values(), key=lambda s: (s.document != "reference", s.document, s.name))
+    return sorted(_REGISTRY.values(), key=lambda s: (s.document != "reference", s.name != "dijkstra",
+                                                  s.document, s.name))
 
 
 def solve(graph: CSRGraph, source: int, solver: str = "dijkstra", **params) -> np.ndarray:

@@ -6,12 +6,10 @@ keeps the heap a plain pair of arrays, which is what makes it fast under numba.
 
 from __future__ import annotations
 
-import time
-
 import numba
 import numpy as np
 
-from .base import INF, SolveResult, register
+from .base import INF, HostSolver, register
 
 
 @numba.njit(cache=True, nogil=True)
@@ -74,22 +72,11 @@ def dijkstra_csr(indptr, indices, weights, source):
     return dist, relaxed
 
 
-class _Dijkstra:
-    upload_ms = 0.0
-
-    def __init__(self, graph):
-        self.graph = graph
-        self.device_bytes = 0
-
-    def solve(self, source: int, *, count: bool = False) -> SolveResult:
-        g = self.graph
-        t0 = time.perf_counter()
-        dist, relaxed = dijkstra_csr(g.indptr, g.indices, g.weights, source)
-        ms = (time.perf_counter() - t0) * 1e3
-        return SolveResult(dist, ms, counters={"arcs_relaxed": int(relaxed)})
-
-
 @register("dijkstra", device="cpu", document="reference",
           description="sequential Dijkstra, binary heap with lazy deletion (numba); the reference")
 def dijkstra(graph):
-    return _Dijkstra(graph)
+    def run(source):
+        dist, relaxed = dijkstra_csr(graph.indptr, graph.indices, graph.weights, source)
+        return dist, {"arcs_relaxed": int(relaxed)}
+
+    return HostSolver(run)
