@@ -292,3 +292,11 @@ def test_corrupt_gzip(tmp_path):
     path = tmp_path / "broken.gr.gz"
     path.write_bytes(b"not gzip at all")
     assert_error(path, None, "cannot read")
+
+
+def test_a_comment_longer_than_the_search_window_ends_at_its_own_newline(tmp_path):
+    # Header lines are found through a window that widens; a long comment must not swallow
+    # the problem line after it.
+    text = "c " + "x" * 10000 + "\np sp 2 1\na 1 2 7\n"
+    graph = read_graph(write(tmp_path, "long.gr", text))
+    assert graph.num_vertices == 2 and graph.weights.tolist() == [7]

@@ -198,16 +198,22 @@ class _Body:
             self.fail(int(bad[0]), f"negative weight {int(self.columns[bad[0], col])}")
 
 
-def _header_lines(buf: np.ndarray, comment: bytes):
-    """Yield (line number, byte offset of the next line, text) for non-comment lines."""
+def _header_lines(buf: np.ndarray):
+    """Yield (line number, byte offset of the next line, text) for each line, from the top.
+
+    Readers stop after the few header lines they need, so this never walks the whole file.
+    """
     pos, number, n = 0, 1, len(buf)
     while pos < n:
-        end = pos
-        nl = np.flatnonzero(buf[pos: pos + 4096] == 10)
-        end = pos + int(nl[0]) if len(nl) else n
-        if not len(nl) and end - pos == 4096:  # a very long line: find its end the slow way
-            rest = np.flatnonzero(buf[pos:] == 10)
-            end = pos + int(rest[0]) if len(rest) else n
+        end, window = n, 4096
+        while True:  # widen the search until a newline turns up or the file ends
+            nl = np.flatnonzero(buf[pos: pos + window] == 10)
+            if len(nl):
+                end = pos + int(nl[0])
+                break
+            if pos + window >= n:
+                break
+            window *= 4
         text = bytes(buf[pos:end]).decode("utf-8", "replace").strip()
         yield number, end + 1, text
         pos, number = end + 1, number + 1
@@ -223,7 +229,7 @@ def _ints(path, number, fields, what):
 # --- DIMACS -----------------------------------------------------------------------------------
 
 def _read_dimacs(path, buf) -> CSRGraph:
-    for number, next_pos, text in _header_lines(buf, b"c"):
+    for number, next_pos, text in _header_lines(buf):
         if not text or text.startswith("c"):
             continue
         fields = text.split()
@@ -270,7 +276,7 @@ def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
 # --- SNAP -------------------------------------------------------------------------------------
 
 def _read_snap(path, buf) -> CSRGraph:
-    for number, _, text in _header_lines(buf, b"#"):
+    for number, _, text in _header_lines(buf):
         if text and not text.startswith("#"):
             nfields = len(text.split())
             break
@@ -295,7 +301,7 @@ def _read_snap(path, buf) -> CSRGraph:
 # --- MatrixMarket -----------------------------------------------------------------------------
 
 def _read_mtx(path, buf) -> CSRGraph:
-    lines = _header_lines(buf, b"%")
+    lines = _header_lines(buf)
     number, _, banner = next(lines, (1, 0, ""))
     parts = banner.lower().split()
     if len(parts) != 5 or parts[0] != "%%matrixmarket" or parts[1] != "matrix":
