@@ -177,3 +177,26 @@ def test_harish_prepared_solver_is_reusable_across_sources(harish):
         result = prepared.solve(source)
         np.testing.assert_array_equal(result.distances, solve(graph, source))
         assert "arcs_relaxed" not in result.counters  # only collected when asked for
+
+
+def test_run_ids_round_trip_and_reject_malformed():
+    from graphrepro.errors import InputError
+    from graphrepro.solvers import make_run_id, parse_run_id
+
+    assert parse_run_id("harish") == ("harish", {})
+    assert parse_run_id("lbr@t=2,k=4") == ("lbr", {"t": "2", "k": "4"})
+    assert make_run_id("lbr", {"t": 2, "k": 4}) == "lbr@k=4,t=2"
+    assert make_run_id("harish", {}) == "harish"
+    for bad in ("lbr@k", "lbr@k=", "lbr@=4", "lbr@k=4,,t=2"):
+        with pytest.raises(InputError):
+            parse_run_id(bad)
+
+
+def test_resolve_checks_parameters_against_the_solver():
+    from graphrepro.errors import InputError
+    from graphrepro.solvers import resolve
+
+    spec, params = resolve("dijkstra")
+    assert spec.name == "dijkstra" and params == spec.defaults
+    with pytest.raises(InputError, match="no parameter"):
+        resolve("dijkstra@bogus=1")

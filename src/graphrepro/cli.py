@@ -49,12 +49,12 @@ def _atomic_write_text(path: Path, text: str) -> None:
 
 def cmd_solve(args) -> int:
     from . import verify
-    from .solvers import INF, get_solver
+    from .solvers import INF, resolve
 
     graph = load_graph(args.graph, args.format)
-    spec = get_solver(args.solver)
+    spec, params = resolve(args.solver, **_params(args.param))
     source = graph.to_internal(args.source)
-    prepared = spec.prepare(graph, **_params(args.param))
+    prepared = spec.factory(graph, **params)
     result = prepared.solve(source)
     if not args.no_verify:
         verify.check(graph, source, result.distances, solver=spec.name, metric=spec.metric)
@@ -207,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("solve", help="shortest distances from one source, written one line per vertex")
     graph_args(sp, name=False)
-    sp.add_argument("--solver", default="dijkstra", help="a name from `graphrepro solvers`")
+    sp.add_argument("--solver", default="dijkstra",
+                    help="a name from `graphrepro solvers`, optionally with parameters: lbr@k=4,t=2")
     sp.add_argument("--source", type=int, required=True, help="source vertex, in the file's numbering")
     sp.add_argument("--output", required=True, help="'vertex distance' per line, 'inf' if unreachable")
     sp.add_argument("--param", action="append", metavar="KEY=VALUE", help="solver parameter")
@@ -248,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("run", help="time one solver on one graph over the sources; verify every pass")
     graph_args(sp)
-    sp.add_argument("--solver", required=True)
+    sp.add_argument("--solver", required=True,
+                    help="a solver name, optionally with parameters (a run id): lbr@k=4,t=2")
     sp.add_argument("--sources", required=True, help="the JSON written by `sources`")
     sp.add_argument("--trials", type=int, default=3)
     sp.add_argument("--warmup", type=int, default=1)

@@ -6,7 +6,7 @@ from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
 from graphrepro.experiments import get_target
-from graphrepro.solvers import get_solver
+from graphrepro.solvers import parse_run_id, resolve
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
@@ -29,9 +29,14 @@ def ready_targets():
     return [name for name in config["targets"] if get_target(name).ready]
 
 
+def target_run_ids(name):
+    """The runs a target needs: the config's `runs:` list if given, else the target's own."""
+    return config["targets"][name].get("runs") or list(get_target(name).solvers)
+
+
 def target_runs(name):
-    t = get_target(name)
-    return [f"{RES}/runs/{g}/{s}.csv" for g in config["targets"][name]["graphs"] for s in t.solvers]
+    return [f"{RES}/runs/{g}/{r}.csv" for g in config["targets"][name]["graphs"]
+            for r in target_run_ids(name)]
 
 
 def target_sources(name):
@@ -57,6 +62,8 @@ def graph_file(name):
 
 
 for _name in config["targets"]:
-    get_target(_name)  # an unknown target name fails here, before anything runs
+    get_target(_name)  # an unknown target, solver or parameter fails here, before anything runs
+    for _run in target_run_ids(_name):
+        resolve(_run)
     for _g in config["targets"][_name]["graphs"]:
         graph_config(_g)

@@ -10,7 +10,7 @@ rule run_solver:
     resources:
         # timed runs take the machine one at a time, so no run's time includes another's load
         timing=1,
-        gpu=lambda w: 1 if get_solver(w.solver).device == "gpu" else 0,
+        gpu=lambda w: 1 if resolve(w.solver)[0].device == "gpu" else 0,
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
     conda:

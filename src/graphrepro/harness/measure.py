@@ -15,14 +15,14 @@ import pandas as pd
 
 from .. import gpu, verify
 from ..graph.csr import CSRGraph
-from ..solvers import get_solver
+from ..solvers import make_run_id, resolve
 
 NOT_RUN_NO_GPU = "not run: no CUDA device"
 
 
 @dataclass
 class RunSpec:
-    solver: str
+    solver: str  # a run id: a solver name, optionally with parameters ("lbr@k=4,t=2")
     sources: list[int]  # internal ids
     digests: list[str]  # reference digests, one per source
     params: dict = field(default_factory=dict)
@@ -31,9 +31,9 @@ class RunSpec:
 
 
 def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
-    solver = get_solver(spec.solver)
-    params = solver.params(**spec.params)
-    base = {"graph": graph.name, "solver": solver.name, "device": solver.device,
+    solver, params = resolve(spec.solver, **spec.params)
+    variant = make_run_id(solver.name, {k: v for k, v in params.items() if v != solver.defaults[k]})
+    base = {"graph": graph.name, "solver": solver.name, "variant": variant, "device": solver.device,
             "document": solver.document, "params": json.dumps(params, sort_keys=True)}
     if solver.device == "gpu" and not gpu.cuda_available():
         log(f"{solver.name} on {graph.name}: {NOT_RUN_NO_GPU}")

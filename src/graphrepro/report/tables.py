@@ -11,7 +11,13 @@ from ..experiments import get_target, published
 
 
 def load_runs(paths) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in paths]
+    """The tidy run tables, one row per (graph, run id, source, trial)."""
+    frames = []
+    for p in paths:
+        df = pd.read_csv(p)
+        if "variant" not in df:  # run tables written before run ids existed: default parameters
+            df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
+        frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 

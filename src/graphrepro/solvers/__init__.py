@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib
 
-from .base import INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, register, solve
+from .base import (INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, make_run_id,
+                   parse_run_id, register, resolve, solve)
 
 _MODULES = (
     "graphrepro.solvers.reference",
@@ -26,4 +27,4 @@ def load_all() -> None:
 
 
 __all__ = ["INF", "SolverSpec", "SolveResult", "all_solvers", "check_source", "get_solver",
-           "register", "solve", "load_all"]
+           "make_run_id", "parse_run_id", "register", "resolve", "solve", "load_all"]

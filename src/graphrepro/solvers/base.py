@@ -150,6 +150,38 @@ def solve(graph: CSRGraph, source: int, solver: str = "dijkstra", **params) -> n
     return get_solver(solver).prepare(graph, **params).solve(source).distances
 
 
+def parse_run_id(run_id: str) -> tuple[str, dict[str, str]]:
+    """``"lbr@k=4,t=2"`` -> ``("lbr", {"k": "4", "t": "2"})``.
+
+    A run id names one variant of a solver: its name, then optionally ``@`` and parameters. It is
+    what the workflow puts in file names (``runs/<graph>/<run id>.csv``), so every variant a
+    figure sweeps over is its own cached, rerunnable step.
+    """
+    name, sep, rest = run_id.partition("@")
+    params: dict[str, str] = {}
+    if sep:
+        for pair in rest.split(","):
+            key, eq, value = pair.partition("=")
+            if not eq or not key or not value:
+                raise InputError(f"run id {run_id!r}: parameters are KEY=VALUE separated by commas")
+            params[key] = value
+    return name, params
+
+
+def make_run_id(name: str, params: dict[str, Any] | None = None) -> str:
+    """The canonical run id: parameters sorted, so one variant has one file name."""
+    if not params:
+        return name
+    return name + "@" + ",".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def resolve(run_id: str, **overrides) -> tuple[SolverSpec, dict[str, Any]]:
+    """The solver and its full parameters for a run id (``overrides`` win over the id's)."""
+    name, params = parse_run_id(run_id)
+    spec = get_solver(name)
+    return spec, spec.params(**{**params, **overrides})
+
+
 def check_source(graph: CSRGraph, source: int) -> None:
     if not 0 <= source < graph.num_vertices:
         raise InputError(f"source {source} is out of range 0..{graph.num_vertices - 1}")
