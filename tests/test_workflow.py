@@ -32,9 +32,12 @@ measure: {{sources: 2, trials: 2, warmup: 0}}
 graphs:
   road_6x6:
     generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
+  road_6x6_w10:
+    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 10, seed: 1}}
 targets:
   safari2017_table2: {{graphs: [road_6x6]}}
   safari2017_fig3: {{graphs: [road_6x6]}}
+  safari2017_fig4: {{graphs: [road_6x6_w10], runs: [harish, "lbr@k=1,t=2", "lbr@k=4,t=2"]}}
 """
 
 
@@ -50,7 +53,7 @@ def snakemake(workdir: Path, cfg: Path, *args):
     result = subprocess.run(
         # --configfile takes several files, so targets must come before it
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-         *args, "--cores", "2", "--configfile", str(cfg)],
+         *args, "--cores", "2", "--replace-workflow-config", "--configfile", str(cfg)],
         capture_output=True, text=True, env=dict(os.environ), timeout=600)
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     return result
@@ -75,12 +78,20 @@ def test_whole_workflow_builds_the_report(whole_run):
     assert harish["# of kernel launches (per host iteration)"] == "holds"
     assert harish["CPU-GPU communication (# per host iteration)"] == "holds"
     assert harish["# of atomic statements"] == "holds"
-    assert {r["verdict"] for r in rows if r["method"] == "Proposed Algorithm"} == {"pending"}
+    lbr = {r["criterion"]: r["verdict"] for r in rows if r["method"] == "Proposed Algorithm"}
+    assert lbr["# of kernel launches (per host iteration)"] == "holds"
+    assert lbr["# of atomic statements"] == "holds"
+    fig4 = section(html, "safari2017_fig4")
+    [fig4_rows] = html_tables(fig4)
+    assert [(r["graph"], r["best k"]) for r in fig4_rows][0][1] in ("1", "4")
+    calibration = workdir / "results" / "calibration" / "road_6x6" / "harish.json"
+    assert '"min_iterations"' in calibration.read_text()
     fig3 = section(html, "safari2017_fig3")
     assert re.search(r'<img alt="Figure 3" src="data:image/png;base64,[A-Za-z0-9+/=]{100,}"', fig3)
     [fig3_rows] = html_tables(fig3)
     assert [r["graph"] for r in fig3_rows] == ["road_6x6"]
-    assert float(fig3_rows[0]["ours Harish median (ms)"].replace(",", "")) > 0
+    assert float(fig3_rows[0]["Harish (ms)"].replace(",", "")) > 0
+    assert float(fig3_rows[0]["speedup LBR / Harish"].replace(",", "")) > 0
     # The report names the config the run came from, not the embedded default it extends.
     assert f"<code>{cfg}</code>" in html
     assert "Reference run" not in html
@@ -118,6 +129,7 @@ def test_a_named_target_builds_alone(tmp_path, target, other):
     assert (results / "figures" / f"{target}.png").is_file()
     assert not (results / "figures" / f"{other}.png").exists()
     assert not (tmp_path / "reports").exists()
-    # Table 2 needs Harish only; Figure 3 needs Dijkstra for scale as well.
+    # Table 2 needs the GPU solvers; Figure 3 needs Dijkstra for scale as well.
     solvers = sorted(p.stem for p in (results / "runs" / "road_6x6").glob("*.csv"))
-    assert solvers == (["harish"] if target == "safari2017_table2" else ["dijkstra", "harish"])
+    gpu_solvers = ["harish", "lbr", "lbr_persistent"]
+    assert solvers == (gpu_solvers if target == "safari2017_table2" else ["dijkstra"] + gpu_solvers)

@@ -153,7 +153,10 @@ def cmd_run(args) -> int:
 
     graph = load_graph(args.graph, args.format, name=args.name)
     record = json.loads(Path(args.sources).read_text())
-    spec = RunSpec(args.solver, record["sources"], record["digests"], _params(args.param),
+    params = _params(args.param)
+    if args.calibration:
+        params = {**_calibrated(args.solver, Path(args.calibration)), **params}
+    spec = RunSpec(args.solver, record["sources"], record["digests"], params,
                    trials=args.trials, warmup=args.warmup)
     table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
     out = Path(args.output)
@@ -164,6 +167,36 @@ def cmd_run(args) -> int:
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources})
     _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
+def _calibrated(run_id: str, path: Path) -> dict:
+    """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
+    from .solvers import parse_run_id
+
+    record = json.loads(path.read_text())
+    name, asked = parse_run_id(run_id)
+    if record.get("min_iterations") is None or "n" in asked:
+        return {}  # the calibrating solver did not run here, or N is given explicitly
+    return {"calibration_iterations": str(record["min_iterations"])}
+
+
+def cmd_calibrate(args) -> int:
+    """Minimum iteration count over the sources of one solver's runs (safari2017 Section 3.2)."""
+    import pandas as pd
+
+    runs = pd.read_csv(args.runs)
+    ok = runs[runs["status"] == "ok"]
+    per_source = ok.groupby("source")["iterations"].min() if len(ok) else pd.Series(dtype=int)
+    record = {"graph": str(runs["graph"].iloc[0]) if len(runs) else None,
+              "solver": str(runs["solver"].iloc[0]) if len(runs) else None,
+              "min_iterations": int(per_source.min()) if len(per_source) else None,
+              "iterations_by_source": {str(k): int(v) for k, v in per_source.items()},
+              "why": "safari2017 Section 3.2: N = (minimum Harish iteration count over the "
+                     "sources) / k",
+              "status": "ok" if len(per_source) else str(runs["status"].iloc[0]) if len(runs) else "empty"}
+    _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
+    print(f"{args.output}: min iterations {record['min_iterations']}", file=sys.stderr)
     return 0
 
 
@@ -255,8 +288,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trials", type=int, default=3)
     sp.add_argument("--warmup", type=int, default=1)
     sp.add_argument("--param", action="append", metavar="KEY=VALUE")
+    sp.add_argument("--calibration", help="a JSON written by `calibrate` (sets safari2017's N)")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("calibrate", help="minimum iterations over the sources of a run table "
+                                          "(safari2017's N = that / k)")
+    sp.add_argument("runs", help="a run table written by `run` (e.g. runs/<graph>/harish.csv)")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_calibrate)
 
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")

@@ -23,6 +23,8 @@ class Target:
     solvers: tuple[str, ...] = ()
     compare: Callable[..., pd.DataFrame] | None = None  # (runs, stats, published) -> table
     figure: Callable | None = None  # (runs, ax) -> None
+    # (table as written, all strings) -> a sentence or two for the report: do the claims hold?
+    summary: Callable[[pd.DataFrame], str] | None = None
     planned: int | None = None  # issue number while not built
 
     @property

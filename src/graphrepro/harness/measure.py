@@ -15,7 +15,7 @@ import pandas as pd
 
 from .. import gpu, verify
 from ..graph.csr import CSRGraph
-from ..solvers import make_run_id, resolve
+from ..solvers import make_run_id, parse_run_id, resolve
 
 NOT_RUN_NO_GPU = "not run: no CUDA device"
 
@@ -32,7 +32,10 @@ class RunSpec:
 
 def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
     solver, params = resolve(spec.solver, **spec.params)
-    variant = make_run_id(solver.name, {k: v for k, v in params.items() if v != solver.defaults[k]})
+    # The variant is what the run id asked for (defaults dropped, so "lbr@k=4" is "lbr"); what
+    # the workflow adds, such as a calibrated N, is a run's setting, kept in the params column.
+    _, asked = parse_run_id(spec.solver)
+    variant = make_run_id(solver.name, {k: params[k] for k in asked if params[k] != solver.defaults[k]})
     base = {"graph": graph.name, "solver": solver.name, "variant": variant, "device": solver.device,
             "document": solver.document, "params": json.dumps(params, sort_keys=True)}
     if solver.device == "gpu" and not gpu.cuda_available():

@@ -81,11 +81,13 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         mine = [t for t in all_targets() if t.document == doc.short]
         for t in sorted(mine, key=lambda t: not t.ready):  # measured tables first, plans after
             item = {"target": t, "table": None, "figure": None, "reference_table": None,
-                    "reference_figure": None, "published": None}
+                    "reference_figure": None, "published": None, "summary": None,
+                    "reference_summary": None}
             table_path = results / "targets" / f"{t.name}.csv"
             if t.ready and table_path.is_file():
                 df = pd.read_csv(table_path, dtype=str, keep_default_na=False)
                 item["table"] = _html_table(df)
+                item["summary"] = _summary(t, df)
                 item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
                 for v in df.get("verdict", []):
                     key = v.split(":")[0].split(" (")[0].strip()
@@ -94,8 +96,9 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                     not_run_here = True
                 ref_table = reference / "targets" / f"{t.name}.csv"
                 if ref_prov and ref_table.is_file():
-                    item["reference_table"] = _html_table(
-                        pd.read_csv(ref_table, dtype=str, keep_default_na=False))
+                    ref_df = pd.read_csv(ref_table, dtype=str, keep_default_na=False)
+                    item["reference_table"] = _html_table(ref_df)
+                    item["reference_summary"] = _summary(t, ref_df)
                     item["reference_figure"] = _embed_png(reference / "figures" / f"{t.name}.png")
             pub = published(doc.short)
             pub = pub[pub["item"] == t.item]
@@ -117,6 +120,16 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
     tmp.replace(output)
+
+
+def _summary(target, table: pd.DataFrame) -> str | None:
+    """The target's own sentence on whether the claims hold; a broken one must not sink the page."""
+    if target.summary is None:
+        return None
+    try:
+        return target.summary(table)
+    except Exception as e:  # noqa: BLE001  (the table is still shown; say why the text is not)
+        return f"(summary unavailable: {type(e).__name__}: {e})"
 
 
 def _stand_ins(results: Path) -> list[dict]:

@@ -1,7 +1,8 @@
 """Solvers, one subpackage per document (short names as in ``../shared/seeds/INDEX.md``).
 
 - ``reference``: the CPU Dijkstra every answer is checked against.
-- ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation follows.
+- ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation (Alg. 6-9)
+  and its no-round-trip persistent variant.
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -18,6 +19,7 @@ _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
     "graphrepro.solvers.safari2017.harish",
+    "graphrepro.solvers.safari2017.lbr",
 )
 
 

@@ -79,6 +79,9 @@ class SolverSpec:
     # "distance": weighted shortest distances; "hops": hop counts (BFS), checked against
     # Dijkstra on unit weights.
     metric: str = "distance"
+    # A solver whose parameters are calibrated from another solver's runs, as safari2017 sets N
+    # from Harish's iteration counts; the workflow runs that one first (rule `calibrate`).
+    calibrated_by: str | None = None
 
     def params(self, **overrides) -> dict[str, Any]:
         unknown = set(overrides) - set(self.defaults)
@@ -106,7 +109,7 @@ _REGISTRY: dict[str, SolverSpec] = {}
 
 def register(name: str, *, device: str, document: str, description: str,
              defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None,
-             metric: str = "distance"):
+             metric: str = "distance", calibrated_by: str | None = None):
     """Decorator for a factory ``(graph, **params) -> PreparedSolver``."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}")
@@ -119,7 +122,8 @@ def register(name: str, *, device: str, document: str, description: str,
         if name in _REGISTRY:
             raise ValueError(f"solver {name} registered twice")
         _REGISTRY[name] = SolverSpec(name, device, document, description, factory,
-                                     dict(defaults or {}), dict(static_counters or {}), metric)
+                                     dict(defaults or {}), dict(static_counters or {}), metric,
+                                     calibrated_by)
         return factory
 
     return wrap

@@ -1,0 +1,43 @@
+"""Our side of every comparison: run tables reduced the way the documents reduce theirs."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def per_source(runs: pd.DataFrame) -> pd.DataFrame:
+    """Median over trials for each (graph, run id, source): one number per source, as the
+    documents average one number per source over their random sources."""
+    ok = runs[runs["status"] == "ok"]
+    if ok.empty:
+        return ok
+    return ok.groupby(["graph", "solver", "variant", "source"], as_index=False).median(numeric_only=True)
+
+
+def summarise_times(runs: pd.DataFrame, column: str = "solve_ms") -> pd.DataFrame:
+    """Median, mean and interquartile range over sources of the per-source time (ms)."""
+    src = per_source(runs)
+    if src.empty:
+        return pd.DataFrame(columns=["graph", "variant", "median_ms", "mean_ms", "q25_ms", "q75_ms",
+                                     "sources"])
+    g = src.groupby(["graph", "variant"])[column]
+    return pd.DataFrame({"median_ms": g.median(), "mean_ms": g.mean(), "q25_ms": g.quantile(0.25),
+                         "q75_ms": g.quantile(0.75), "sources": g.size()}).reset_index()
+
+
+def run_status(runs: pd.DataFrame, variant: str) -> str | None:
+    """None when the run (a run id) succeeded somewhere in ``runs``, else why not."""
+    mine = runs[runs["variant"] == variant]
+    if mine.empty:
+        return "not in this config"
+    if (mine["status"] == "ok").any():
+        return None
+    return str(mine["status"].iloc[0])
+
+
+def median_counter(runs: pd.DataFrame, graph: str, variant: str, counter: str) -> float | None:
+    """The median over sources (and trials) of a counter, or None when it was not measured."""
+    ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]
+    if ok.empty or counter not in ok or ok[counter].isna().all():
+        return None
+    return float(ok[counter].median())
