@@ -212,3 +212,12 @@ def test_persistent_worklist_overflowing_the_shared_stage_stays_exact(monkeypatc
     graph = GRAPHS["random"]()
     for source in draw_sources(graph, 2, seed=12):
         solve(graph, "lbr_persistent@k=1,t=1", int(source))
+
+
+def test_table2_summary_names_the_measured_counters(runs, stats):
+    from graphrepro.experiments.safari2017 import summary_table2
+
+    table = compare_table2(runs, stats, PAPER).astype(str)
+    text = summary_table2(table)
+    assert "Harish et al. 2 launches" in text and "one launch" in text
+    assert "untested" in summary_table2(table.assign(ours="not run: no CUDA device"))
