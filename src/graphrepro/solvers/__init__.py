@@ -2,6 +2,7 @@
 
 - ``reference``: the CPU Dijkstra every answer is checked against.
 - ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation follows.
+- ``an2017``: the Bellman-Ford family: dense edge-parallel, edge list, incoming, outgoing.
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -18,6 +19,7 @@ _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
     "graphrepro.solvers.safari2017.harish",
+    "graphrepro.solvers.an2017.bellman_ford",
 )
 
 
