@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..solvers.an2017.bellman_ford import EDGES_PER_THREAD
+from ..solvers.an2017 import EDGES_PER_THREAD
 from . import Target, target
 
 COLUMNS = ["claim", "graph", "vertices", "published", "ours", "ratio", "verdict", "note", "where"]

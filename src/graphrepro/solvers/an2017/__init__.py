@@ -5,3 +5,6 @@
 ``transfers``: section 4.1's benchmark: pageable vs pinned uploads, the two-stream overlap, and
 the share of transfer time in the basic version's total.
 """
+
+ORDERS = ("coalesced", "chunked", "transposed")  # index orders of the dense version (see bellman_ford)
+EDGES_PER_THREAD = (1, 2, 4, 8, 16, 32, 64)  # the document's sweep (section 4.2, Fig. 1)

@@ -44,9 +44,8 @@ from ... import gpu
 from ...errors import InputError
 from ...graph.dense import NO_EDGE, dense_matrix
 from ..base import INF, SolveResult, register
+from . import EDGES_PER_THREAD, ORDERS  # noqa: F401  (EDGES_PER_THREAD: re-exported)
 
-ORDERS = ("coalesced", "chunked", "transposed")
-EDGES_PER_THREAD = (1, 2, 4, 8, 16, 32, 64)  # the document's sweep (section 4.2, Fig. 1)
 MAX_GRID_Y = 65535
 _kernels: dict = {}
 
