@@ -50,7 +50,7 @@ def snakemake(workdir: Path, cfg: Path, *args):
     result = subprocess.run(
         # --configfile takes several files, so targets must come before it
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-         *args, "--cores", "2", "--configfile", str(cfg)],
+         *args, "--cores", "2", "--replace-workflow-config", "--configfile", str(cfg)],
         capture_output=True, text=True, env=dict(os.environ), timeout=600)
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     return result
