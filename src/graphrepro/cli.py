@@ -31,7 +31,9 @@ def load_graph(path, fmt=None, name=None):
     if (fmt or "").lower() == "npz" or (fmt is None and path.suffix == ".npz"):
         if not path.is_file():
             raise InputError(f"{path}: no such file")
-        graph = CSRGraph.load(path)
+        from .graph.dense import DenseGraph, is_dense_file
+
+        graph = DenseGraph.load(path) if is_dense_file(path) else CSRGraph.load(path)
         if name:
             graph.name = name
         return graph
@@ -105,6 +107,20 @@ def cmd_generate(args) -> int:
                         if k not in ("func", "output", "command")))
     write_dimacs(graph, args.output, comment=comment)
     print(f"{args.output}: {graph.num_vertices} vertices, {graph.num_arcs} arcs", file=sys.stderr)
+    return 0
+
+
+def cmd_dense(args) -> int:
+    """A dense graph's descriptor: its matrix is generated from the seed wherever it is used."""
+    from .graph.dense import DenseGraph
+
+    graph = DenseGraph(args.vertices, args.density, args.max_weight, args.seed,
+                       name=args.name or Path(args.output).stem)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    graph.save(out)
+    print(f"{out}: dense graph, {graph.num_vertices} vertices, density {graph.density:g}, "
+          f"weights 1..{graph.max_weight}, seed {graph.seed}", file=sys.stderr)
     return 0
 
 
@@ -200,11 +216,41 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
+def cmd_transfers(args) -> int:
+    """an2017 section 4.1: pageable vs pinned uploads of each graph's matrix, two-stream overlap."""
+    from .solvers.an2017.transfers import transfer_benchmark
+
+    if len(args.graphs) != len(args.sources):
+        raise InputError("give one --sources file per graph, in the same order")
+    if args.trials < 1 or args.warmup < 0:
+        raise InputError("--trials must be at least 1 and --warmup at least 0")
+    cases = []
+    for path, sources in zip(args.graphs, args.sources):
+        graph = load_graph(path)
+        record = json.loads(Path(sources).read_text())
+        cases.append((graph, int(record["sources"][0]), record["digests"][0]))
+    table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
+                               edges_per_thread=args.edges_per_thread,
+                               log=lambda m: print(m, file=sys.stderr))
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    from .harness import provenance
+
+    prov = provenance({"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
+                       "edges_per_thread": args.edges_per_thread})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
 def cmd_compare(args) -> int:
     from .report.tables import build_target_table
 
     build_target_table(args.target, args.runs, args.sources, Path(args.output),
-                       figure=Path(args.figure) if args.figure else None)
+                       figure=Path(args.figure) if args.figure else None,
+                       benchmark_paths=args.benchmarks)
     return 0
 
 
@@ -267,6 +313,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_generate)
 
+    sp = sub.add_parser("dense", help="write a dense graph's descriptor (.npz): the adjacency "
+                        "matrix is generated from a hash of (i, j, seed) wherever it is used")
+    sp.add_argument("--vertices", type=int, required=True)
+    sp.add_argument("--density", type=float, default=1.0,
+                    help="probability that each arc i -> j (i != j) exists; 1: complete (default)")
+    sp.add_argument("--max-weight", type=int, default=100, help="weights are uniform in 1..this")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--name", help="the graph's name in tables (default: the output's stem)")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_dense)
+
     sp = sub.add_parser("convert", help="parse a graph file once into the CSR cache (.npz)")
     graph_args(sp)
     sp.add_argument("--output", required=True)
@@ -298,12 +355,27 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_calibrate)
 
+    sp = sub.add_parser("transfers", help="an2017 section 4.1: host-to-device time of each dense "
+                        "matrix from pageable and pinned memory, and the two-stream overlap")
+    sp.add_argument("graphs", nargs="+", help="graph caches (.npz), dense descriptors or CSR")
+    sp.add_argument("--sources", nargs="+", required=True,
+                    help="the JSON written by `sources`, one per graph: its first source is solved")
+    sp.add_argument("--trials", type=int, default=5)
+    sp.add_argument("--warmup", type=int, default=1)
+    sp.add_argument("--edges-per-thread", type=int, default=1,
+                    help="edges per thread of the dense version (coalesced order); 1: the basic "
+                         "version whose transfer share the document reports")
+    sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
+    sp.set_defaults(func=cmd_transfers)
+
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")
     sp.add_argument("--runs", nargs="+", required=True)
     sp.add_argument("--sources", nargs="+", required=True)
     sp.add_argument("--output", required=True)
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")
+    sp.add_argument("--benchmarks", nargs="*", default=[],
+                    help="benchmark tables the target reads besides the runs (e.g. transfers)")
     sp.set_defaults(func=cmd_compare)
 
     sp = sub.add_parser("report", help="write the HTML report from the target tables")

@@ -23,8 +23,11 @@ def digest(distances: np.ndarray) -> str:
 
 def reference_distances(graph: CSRGraph, source: int, metric: str = "distance") -> np.ndarray:
     """Dijkstra's distances; for ``metric="hops"`` (BFS) on unit weights, i.e. hop counts."""
+    from .graph.dense import DenseGraph
     from .solvers.reference import dijkstra_csr
 
+    if isinstance(graph, DenseGraph) and metric == "distance":
+        return graph.reference_distances(source)  # O(V^2) over the matrix, no CSR copy
     weights = graph.weights if metric == "distance" else np.ones_like(graph.weights)
     return dijkstra_csr(graph.indptr, graph.indices, weights, source)[0]
 

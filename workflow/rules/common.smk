@@ -1,5 +1,6 @@
 # Shared names for the rules. Rules stay thin: each one is a `python -m graphrepro` call.
 import json
+import re
 import sys
 
 from snakemake.settings.types import DeploymentMethod
@@ -54,6 +55,24 @@ def generate_args(name):
     spec = dict(graph_config(name)["generate"])
     kind = spec.pop("kind")
     return kind + "".join(f" --{k.replace('_', '-')} {v}" for k, v in sorted(spec.items()))
+
+
+def dense_graph_names():
+    """Graphs given as `dense:` (an2017): their .npz is a descriptor made by rule dense_graph."""
+    return [g for g, c in config["graphs"].items() if "dense" in c]
+
+
+DENSE_GRAPH = "|".join(re.escape(g) for g in dense_graph_names()) or "(?!)"  # (?!): matches nothing
+
+
+def dense_args(name):
+    spec = graph_config(name)["dense"]
+    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(spec.items()))
+
+
+def target_benchmarks(name):
+    """Benchmark tables a target reads besides its runs (an2017_transfers)."""
+    return [f"{RES}/benchmarks/{b}.csv" for b in get_target(name).benchmarks]
 
 
 def graph_file(name):

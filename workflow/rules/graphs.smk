@@ -41,3 +41,22 @@ rule draw_sources:
     shell:
         "{PY} -m graphrepro sources {input} --count {params.n} --seed {params.seed} "
         "{params.stands_for} --output {output} 2> {log}"
+
+
+# an2017's dense graphs: a descriptor, not a CSR cache; the matrix is generated where it is used.
+rule dense_graph:
+    output:
+        f"{RES}/graphs/{{graph}}.npz",
+    wildcard_constraints:
+        graph=DENSE_GRAPH,
+    params:
+        args=lambda w: dense_args(w.graph),
+    log:
+        f"{RES}/logs/dense/{{graph}}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro dense {params.args} --name {wildcards.graph} --output {output} 2> {log}"
+
+
+ruleorder: dense_graph > convert_graph

@@ -2,6 +2,7 @@ rule compare_target:
     input:
         runs=lambda w: target_runs(w.target),
         sources=lambda w: target_sources(w.target),
+        benchmarks=lambda w: target_benchmarks(w.target),
     output:
         table=report(f"{RES}/targets/{{target}}.csv", category="{target}",
                      caption="../report/target_table.rst"),
@@ -13,7 +14,30 @@ rule compare_target:
         CONDA_ENV
     shell:
         "{PY} -m graphrepro compare {wildcards.target} --runs {input.runs} "
-        "--sources {input.sources} --output {output.table} --figure {output.figure} 2> {log}"
+        "--sources {input.sources} --benchmarks {input.benchmarks} --output {output.table} "
+        "--figure {output.figure} 2> {log}"
+
+
+# an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.
+rule transfer_benchmark:
+    input:
+        graphs=lambda w: [f"{RES}/graphs/{g}.npz" for g in config["targets"]["an2017_transfers"]["graphs"]],
+        sources=lambda w: target_sources("an2017_transfers"),
+    output:
+        f"{RES}/benchmarks/an2017_transfers.csv",
+    params:
+        trials=config["measure"]["trials"],
+        warmup=config["measure"]["warmup"],
+    resources:
+        timing=1,
+        gpu=1,
+    log:
+        f"{RES}/logs/benchmarks/an2017_transfers.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro transfers {input.graphs} --sources {input.sources} "
+        "--trials {params.trials} --warmup {params.warmup} --output {output} 2> {log}"
 
 
 # One named rule per published table or figure: `snakemake --cores all safari2017_table2`.

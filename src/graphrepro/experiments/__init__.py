@@ -26,6 +26,9 @@ class Target:
     # (table as written, all strings) -> a sentence or two for the report: do the claims hold?
     summary: Callable[[pd.DataFrame], str] | None = None
     planned: int | None = None  # issue number while not built
+    # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
+    # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
+    benchmarks: tuple[str, ...] = ()
 
     @property
     def ready(self) -> bool:
@@ -43,7 +46,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import planned, safari2017  # noqa: F401  (registration)
+    from . import an2017, planned, safari2017  # noqa: F401  (registration)
 
     return list(_TARGETS.values())
 

@@ -7,9 +7,6 @@ for name, document, item, description, issue in [
     ("senthilkumar_table", "senthilkumar", "Results table", "workfront sweep vs near-far pile (and the hybrid) on five graphs", 6),
     ("senthilkumar_delta", "senthilkumar", "Delta sweep", "near-far Delta 1000..20000 on msdoor", 6),
     ("singla_fig7_10", "singla", "Figures 7-10", "edge-based Dijkstra and BFS, time against edges, GPU vs CPU", 7),
-    ("an2017_fig1", "an2017", "Figure 1", "time against vertices for 1..64 edges per thread", 8),
-    ("an2017_fig2", "an2017", "Figure 2", "incoming vs outgoing vs edge-based Bellman-Ford", 8),
-    ("an2017_transfers", "an2017", "Section 4.1", "pageable vs pinned transfers and two-stream overlap", 8),
     ("gerritsen2012_mst", "gerritsen2012", "Tables 3.1-3.8", "I/O-efficient MST with GPU Boruvka on terrain", 10),
     ("gerritsen2012_sssp", "gerritsen2012", "Tables 5.1-5.7", "I/O-efficient SSSP on terrain, both GPU algorithms", 11),
 ]:

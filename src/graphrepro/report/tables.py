@@ -29,24 +29,28 @@ def load_stats(paths) -> dict:
     return stats
 
 
-def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None):
+def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
+                       benchmark_paths=()):
     target = get_target(name)
     if not target.ready:
         from ..errors import InputError
 
         raise InputError(f"target {name} is planned (issue {target.planned}), not built yet")
     runs = load_runs(run_paths)
-    table = target.compare(runs, load_stats(source_paths), published(target.document))
+    # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
+    extra = ({"benchmarks": {Path(p).stem: pd.read_csv(p) for p in benchmark_paths}}
+             if target.benchmarks else {})
+    table = target.compare(runs, load_stats(source_paths), published(target.document), **extra)
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     table.to_csv(tmp, index=False)
     tmp.replace(output)
     if figure is not None:
-        draw_figure(target, runs, figure)
+        draw_figure(target, runs, figure, **extra)
     return table
 
 
-def draw_figure(target, runs: pd.DataFrame, path: Path) -> None:
+def draw_figure(target, runs: pd.DataFrame, path: Path, **extra) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,7 +58,7 @@ def draw_figure(target, runs: pd.DataFrame, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
     if target.figure is not None:
-        target.figure(runs, ax)
+        target.figure(runs, ax, **extra)
     else:
         ax.text(0.5, 0.5, f"{target.item}: no figure", ha="center", va="center")
     fig.tight_layout()

@@ -1,0 +1,427 @@
+"""an2017: dense graphs, the Bellman-Ford family under the CUDA simulator, the transfer benchmark,
+the targets' verdicts, and the workflow's dense-graph path.
+
+The simulator runs every GPU thread as a Python thread, so the 2-D dense kernels (one thread per
+matrix entry at 1 edge per thread) stay at a few dozen vertices.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphrepro import gpu
+from graphrepro.errors import InputError, VerificationError
+from graphrepro.graph.csr import CSRGraph, degree_stats
+from graphrepro.graph.dense import (NO_EDGE, DenseGraph, dense_dijkstra, dense_matrix,
+                                    is_dense_file)
+from graphrepro.graph.generate import random_digraph, road_grid
+from graphrepro.solvers import INF, get_solver, solve
+from graphrepro.solvers.reference import dijkstra_csr
+
+REPO = Path(__file__).resolve().parents[1]
+
+needs_cuda = pytest.mark.skipif(not gpu.cuda_available(),
+                                reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not 1")
+
+
+# --- dense graphs ------------------------------------------------------------------------------
+
+def test_dense_graph_is_deterministic_and_nested():
+    small, big = DenseGraph(40, density=0.3, seed=5), DenseGraph(70, density=0.3, seed=5)
+    np.testing.assert_array_equal(small.matrix(), DenseGraph(40, density=0.3, seed=5).matrix())
+    # arcs depend on (i, j, seed) only, so a bigger graph of the same seed contains the smaller
+    np.testing.assert_array_equal(big.matrix()[:40, :40], small.matrix())
+    assert not np.array_equal(small.matrix(), DenseGraph(40, density=0.3, seed=6).matrix())
+
+
+def test_dense_graph_density_weights_and_diagonal():
+    g = DenseGraph(200, density=0.25, max_weight=7, seed=1)
+    m = g.matrix()
+    assert m.dtype == np.int32 and m.shape == (200, 200)
+    assert np.all(np.diag(m) == NO_EDGE)
+    arcs = m[m != NO_EDGE]
+    assert 0.22 < len(arcs) / (200 * 199) < 0.28
+    assert arcs.min() == 1 and arcs.max() == 7
+    complete = DenseGraph(30).matrix()
+    assert np.count_nonzero(complete != NO_EDGE) == 30 * 29
+    assert g.num_arcs == len(arcs)
+    stats = degree_stats(g)
+    assert stats["arcs"] == len(arcs) and stats["max_weight"] == 7 and stats["dense"]
+
+
+@pytest.mark.parametrize("density, seed", [(1.0, 1), (0.02, 2), (0.006, 3)])
+def test_dense_dijkstra_matches_the_csr_reference(density, seed):
+    g = DenseGraph(150, density=density, seed=seed)
+    csr = g.to_csr()
+    for source in (0, 77):
+        expected = dijkstra_csr(csr.indptr, csr.indices, csr.weights, source)[0]
+        np.testing.assert_array_equal(dense_dijkstra(g.matrix(), source), expected)
+    if density < 0.01:  # the sparse ones leave vertices unreachable
+        assert np.count_nonzero(dense_dijkstra(g.matrix(), 0) == INF) > 0
+
+
+def test_dense_descriptor_round_trip(tmp_path):
+    g = DenseGraph(33, density=0.5, max_weight=9, seed=4, name="d33")
+    g.save(tmp_path / "d33.npz")
+    assert is_dense_file(tmp_path / "d33.npz")
+    back = DenseGraph.load(tmp_path / "d33.npz")
+    assert (back.num_vertices, back.density, back.max_weight, back.seed, back.name) == \
+        (33, 0.5, 9, 4, "d33")
+    np.testing.assert_array_equal(back.matrix(), g.matrix())
+    road_grid(3, 3).save(tmp_path / "csr.npz")
+    assert not is_dense_file(tmp_path / "csr.npz")
+    assert (tmp_path / "d33.npz").stat().st_size < 2000  # a descriptor, not a matrix
+
+
+def test_dense_graph_reads_like_a_csr_graph():
+    g = DenseGraph(20, density=0.2, seed=2)
+    assert g.label_of(0) == 1 and g.to_internal(20) == 19
+    with pytest.raises(InputError, match="out of range"):
+        g.to_internal(21)
+    # CPU solvers see the CSR view; the reference Dijkstra agrees with the dense one
+    np.testing.assert_array_equal(solve(g, 3), dense_dijkstra(g.matrix(), 3))
+    np.testing.assert_array_equal(solve(g, 3, solver="bellman_ford"), solve(g, 3))
+
+
+@pytest.mark.parametrize("kwargs, message", [({"density": 1.5}, "density"),
+                                             ({"max_weight": 0}, "max_weight"),
+                                             ({"max_weight": NO_EDGE}, "max_weight")])
+def test_dense_graph_rejects_bad_parameters(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        DenseGraph(10, **kwargs)
+
+
+def test_dense_matrix_of_a_csr_graph_keeps_the_lightest_parallel_arc():
+    g = CSRGraph.from_arcs(3, [0, 0, 1, 2], [1, 1, 2, 2], [5, 3, 0, 4])
+    m = dense_matrix(g)
+    assert m.tolist() == [[NO_EDGE, 3, NO_EDGE], [NO_EDGE, NO_EDGE, 0], [NO_EDGE, NO_EDGE, 4]]
+    heavy = CSRGraph.from_arcs(2, [0], [1], [NO_EDGE])
+    with pytest.raises(InputError, match="below"):
+        dense_matrix(heavy)
+
+
+# --- the solvers under the simulator ----------------------------------------------------------
+
+SOLVER_CASES = {
+    # run id, parameters: small blocks so that even these graphs take several blocks per launch
+    "dense_coalesced_1": ("an_bf_dense", {"block_x": 8, "block_y": 4}),
+    "dense_coalesced_4": ("an_bf_dense", {"edges_per_thread": 4, "block_x": 8, "block_y": 2}),
+    "dense_chunked_3": ("an_bf_dense", {"edges_per_thread": 3, "order": "chunked",
+                                        "block_x": 4, "block_y": 4}),
+    "dense_transposed_2": ("an_bf_dense", {"edges_per_thread": 2, "order": "transposed",
+                                           "block_x": 8, "block_y": 4}),
+    "dense_coalesced_64": ("an_bf_dense", {"edges_per_thread": 64, "block_x": 8, "block_y": 1}),
+    "edgelist_1": ("an_bf_edgelist", {"threads_per_block": 32}),
+    "edgelist_5": ("an_bf_edgelist", {"edges_per_thread": 5, "threads_per_block": 8}),
+    "incoming": ("an_bf_incoming", {"threads_per_block": 8}),
+    "outgoing": ("an_bf_outgoing", {"threads_per_block": 8}),
+}
+
+GRAPH_CASES = {
+    # complete: every vertex one hop away, the document's case
+    "dense_complete": (DenseGraph(12, max_weight=50, seed=1), 3),
+    # sparse dense-matrix graph: a third of the vertices unreachable from the source
+    "dense_sparse": (DenseGraph(24, density=0.06, max_weight=20, seed=11), 0),
+    # a CSR graph scattered into a matrix: zero weights, parallel arcs, self-loops
+    "csr_random_zero_weights": (random_digraph(20, 70, max_weight=3, seed=7), 2),
+    # road-like islands: many unreachable vertices
+    "csr_road_islands": (road_grid(4, 6, keep=0.6, seed=0), 15),
+}
+
+
+def test_graph_cases_cover_what_they_claim():
+    for name in ("dense_sparse", "csr_road_islands"):
+        g, s = GRAPH_CASES[name]
+        reached = np.count_nonzero(solve(g, s) != INF)
+        assert 3 < reached < g.num_vertices - 3, name
+    g, _ = GRAPH_CASES["csr_random_zero_weights"]
+    assert np.count_nonzero(g.weights == 0) > 5
+
+
+@needs_cuda
+@pytest.mark.parametrize("graph_case", list(GRAPH_CASES))
+@pytest.mark.parametrize("solver_case", list(SOLVER_CASES))
+def test_solver_matches_reference(solver_case, graph_case):
+    name, params = SOLVER_CASES[solver_case]
+    graph, source = GRAPH_CASES[graph_case]
+    expected = solve(graph, source)
+    result = get_solver(name).prepare(graph, **params).solve(source, count=True)
+    assert result.distances.dtype == np.int64
+    np.testing.assert_array_equal(result.distances, expected)
+    c = result.counters
+    # Alg. 1: a relaxation and a flag read per iteration, a swap between iterations
+    assert c["host_round_trips"] == c["iterations"] >= 1
+    assert c["kernel_launches"] == 1 + 2 * c["iterations"] - 1
+    reachable_arcs = int(np.count_nonzero(expected[graph.arc_sources()] != INF))
+    assert c["arcs_relaxed"] >= reachable_arcs - np.count_nonzero(
+        graph.arc_sources() == graph.indices)  # a matrix has no room for parallel arcs
+    assert c["atomics"] == (0 if name == "an_bf_incoming" else c["arcs_relaxed"])
+    assert c["improving_relaxations"] <= c["arcs_relaxed"]
+
+
+@needs_cuda
+@pytest.mark.parametrize("solver_case", ["dense_coalesced_1", "dense_chunked_3", "edgelist_1",
+                                         "incoming", "outgoing"])
+def test_counters_on_a_hand_checked_graph(tiny_graph, solver_case):
+    # Arcs (1-based): 1->2:7 1->3:1 1->4:9 2->4:2 3->4:4 3->2:3 4->1:0; vertex 5 unreachable.
+    # From 1: iteration 1 relaxes 1's three arcs (mask {1}); iteration 2 the four arcs of
+    # {2, 3, 4}, lowering 2 to 4 and 4 to 5; iteration 3 the two arcs of {2, 4} and changes
+    # nothing. Whatever order the threads run in, that is 3 iterations and 3 + 4 + 2 = 9 arcs.
+    name, params = SOLVER_CASES[solver_case]
+    result = get_solver(name).prepare(tiny_graph, **params).solve(0, count=True)
+    assert result.distances.tolist() == [0, 4, 1, 5, INF]
+    c = result.counters
+    assert (c["iterations"], c["arcs_relaxed"]) == (3, 9)
+    assert (c["kernel_launches"], c["host_round_trips"]) == (6, 3)  # init + 3 relax + 2 swaps
+    assert c["atomics"] == (0 if name == "an_bf_incoming" else 9)
+    assert 5 <= c["improving_relaxations"] <= 6  # vertex 4 may improve once or twice
+
+
+@needs_cuda
+def test_source_without_out_arcs_and_single_vertex():
+    g = CSRGraph.from_arcs(4, [0, 1, 2], [1, 2, 3], [1, 1, 1])
+    for name in ("an_bf_dense", "an_bf_edgelist", "an_bf_incoming", "an_bf_outgoing"):
+        result = get_solver(name).prepare(g).solve(3, count=True)
+        assert result.distances.tolist() == [INF, INF, INF, 0]
+        assert (result.counters["iterations"], result.counters["arcs_relaxed"]) == (1, 0)
+        one = get_solver(name).prepare(DenseGraph(1)).solve(0)
+        assert one.distances.tolist() == [0] and one.counters["iterations"] == 0  # |V|-1 = 0
+
+
+@needs_cuda
+def test_prepared_solver_is_reusable_across_sources():
+    graph, _ = GRAPH_CASES["dense_sparse"]
+    prepared = get_solver("an_bf_dense").prepare(graph, edges_per_thread="8", order="chunked")
+    for source in (0, 23):
+        result = prepared.solve(source)
+        np.testing.assert_array_equal(result.distances, solve(graph, source))
+        assert "arcs_relaxed" not in result.counters
+
+
+@needs_cuda
+@pytest.mark.parametrize("source", [0, 5, 11])  # first half, second half, last vertex
+def test_two_stream_version_matches_reference(source):
+    graph = DenseGraph(12, density=0.3, max_weight=9, seed=3)
+    prepared = get_solver("an_bf_dense").prepare(graph, edges_per_thread=4, block_x=4, block_y=4)
+    result = prepared.solve_two_streams(graph.matrix().copy(), source, count=True)
+    np.testing.assert_array_equal(result.distances, solve(graph, source))
+    c = result.counters
+    assert 1 <= c["first_half_iterations"] <= c["iterations"]
+    # both phases' loops, the activation between them, the one initialisation
+    assert c["host_round_trips"] == c["iterations"]
+    if source >= 6:  # the source's row is in the second half: the first phase relaxes nothing
+        assert c["first_half_iterations"] == 1
+
+
+@needs_cuda
+@pytest.mark.parametrize("params, message", [
+    ({"order": "diagonal"}, "order must be one of coalesced, chunked, transposed"),
+    ({"edges_per_thread": 0}, "edges_per_thread must be at least 1"),
+    ({"block_x": 64, "block_y": 32}, "1..1024 threads"),
+])
+def test_dense_solver_rejects_bad_parameters(params, message):
+    with pytest.raises(InputError, match=message):
+        get_solver("an_bf_dense").prepare(DenseGraph(4), **params)
+
+
+def test_registry_lists_the_family():
+    from graphrepro.solvers import all_solvers
+
+    specs = {s.name: s for s in all_solvers() if s.document == "an2017"}
+    assert set(specs) == {"an_bf_dense", "an_bf_edgelist", "an_bf_incoming", "an_bf_outgoing"}
+    assert all(s.device == "gpu" for s in specs.values())
+    assert specs["an_bf_incoming"].static_counters["atomic_statements"] == 0
+    assert specs["an_bf_dense"].defaults == {"edges_per_thread": 1, "order": "coalesced",
+                                             "block_x": 32, "block_y": 8}
+
+
+# --- the transfer benchmark -------------------------------------------------------------------
+
+def _case(graph, source):
+    from graphrepro import verify
+
+    return graph, source, verify.digest(solve(graph, source))
+
+
+@needs_cuda
+def test_transfer_benchmark_runs_and_verifies():
+    from graphrepro.solvers.an2017.transfers import COLUMNS, transfer_benchmark
+
+    cases = [_case(DenseGraph(6, seed=1), 2), _case(random_digraph(8, 20, seed=2), 0)]
+    table = transfer_benchmark(cases, trials=1, warmup=0, edges_per_thread=8, log=lambda m: None)
+    assert list(table.columns) == COLUMNS
+    assert set(table["status"]) == {"ok"}
+    assert table["matrix_bytes"].tolist() == [144, 256]
+    assert (table[["pageable_ms", "pinned_ms", "solve_ms", "two_stream_ms"]] >= 0).all().all()
+
+
+@needs_cuda
+def test_transfer_benchmark_checks_every_solve(monkeypatch):
+    from graphrepro.solvers.an2017 import transfers
+
+    checked = []
+
+    def check(graph, source, got, *, solver, expected_digest=None, **kw):
+        checked.append(solver)
+        if "two streams" in solver:
+            raise VerificationError("WRONG ANSWER: made up")
+
+    monkeypatch.setattr(transfers.verify, "check", check)
+    with pytest.raises(VerificationError, match="WRONG ANSWER"):
+        transfers.transfer_benchmark([_case(DenseGraph(4, seed=1), 0)], trials=1, warmup=0,
+                                     edges_per_thread=16, log=lambda m: None)
+    assert checked == ["an_bf_dense (basic)", "an_bf_dense (two streams)"]
+
+
+def test_transfer_benchmark_without_a_gpu(monkeypatch):
+    from graphrepro.harness.measure import NOT_RUN_NO_GPU
+    from graphrepro.solvers.an2017 import transfers
+
+    monkeypatch.setattr(transfers.gpu, "cuda_available", lambda: False)
+    table = transfers.transfer_benchmark([(DenseGraph(8), 0, "x")], log=lambda m: None)
+    assert table["status"].tolist() == [NOT_RUN_NO_GPU]
+
+
+# --- the targets' verdicts, from made-up run tables -----------------------------------------------
+
+def _runs(rows):
+    """A run table as the harness writes it: one row per (graph, variant, source, trial)."""
+    from graphrepro.solvers import resolve
+
+    out = []
+    for graph, run_id, solve_ms, upload_ms in rows:
+        spec, params = resolve(run_id)
+        for source in (1, 2):
+            out.append({"graph": graph, "solver": spec.name, "variant": run_id, "status": "ok",
+                        "params": json.dumps(params, sort_keys=True), "source": source,
+                        "trial": 0, "solve_ms": solve_ms, "upload_ms": upload_ms})
+    return pd.DataFrame(out)
+
+
+STATS = {"d1k": {"vertices": 1024}, "d4k": {"vertices": 4096}}
+
+
+def _verdicts(table):
+    return dict(zip(table["claim"] + " @ " + table["graph"].astype(str), table["verdict"]))
+
+
+def test_fig1_verdicts():
+    from graphrepro.experiments import get_target, published
+    from graphrepro.experiments.an2017 import dense_run
+
+    times = {1: 9.0, 2: 6.0, 4: 5.0, 8: 5.5, 16: 7.0, 32: 9.0, 64: 12.0}
+    rows = [(g, dense_run(k), t * scale, 1.0) for g, scale in (("d1k", 1), ("d4k", 4))
+            for k, t in times.items()]
+    rows[-1] = ("d4k", dense_run(64), 1.0, 1.0)  # at 4096 vertices, 64 edges per thread wins
+    t = get_target("an2017_fig1")
+    table = t.compare(_runs(rows), STATS, published("an2017"))
+    v = _verdicts(table)
+    assert v["fastest edges per thread @ d1k"] == "holds"
+    assert v["fastest edges per thread @ d4k"] == "differs"
+    assert v["time grows with vertices, every setting @ 2 graphs"] == "differs"  # 64: 12 -> 1
+    assert "falls then rises" in table.iloc[0]["note"]
+
+
+def test_fig2_coalescing_and_transfer_verdicts():
+    from graphrepro.experiments import get_target, published
+    from graphrepro.experiments.an2017 import BASIC, dense_run
+
+    pub = published("an2017")
+    runs = _runs([("d1k", BASIC, 2.0, 2.0), ("d1k", "an_bf_incoming", 5.0, 2.0),
+                  ("d1k", "an_bf_outgoing", 50.0, 2.0), ("d1k", "an_bf_edgelist", 3.0, 2.0)])
+    v = _verdicts(get_target("an2017_fig2").compare(runs, STATS, pub))
+    assert v == {"incoming faster than outgoing @ d1k": "holds",
+                 "edge-based faster than both vertex versions @ d1k": "holds"}
+
+    runs = _runs([("d1k", dense_run(4), 2.0, 1.0), ("d1k", dense_run(4, "chunked"), 3.0, 1.0),
+                  ("d1k", dense_run(4, "transposed"), 1.0, 1.0)])
+    v = _verdicts(get_target("an2017_coalescing").compare(runs, STATS, pub))
+    assert v == {"coalesced faster than chunked, 4 edges/thread @ d1k": "holds",
+                 "coalesced faster than transposed, 4 edges/thread @ d1k": "differs"}
+
+    bench = pd.DataFrame({"graph": ["d1k", "d4k"], "vertices": [1024, 4096],
+                          "matrix_bytes": [4 << 20, 64 << 20], "status": ["ok", "ok"],
+                          "pageable_ms": [1.0, 12.0], "pinned_ms": [0.5, 3.0],
+                          "solve_ms": [2.0, 4.0], "two_stream_ms": [2.2, 6.0]})
+    runs = _runs([("d1k", BASIC, 2.0, 2.1), ("d4k", BASIC, 4.0, 12.0)])
+    table = get_target("an2017_transfers").compare(runs, STATS, pub,
+                                                   benchmarks={"an2017_transfers": bench})
+    v = _verdicts(table)
+    assert v["transfer share of total time, basic version @ d1k"] == "holds"  # 51%
+    assert v["transfer share of total time, basic version @ d4k"] == "differs"  # 75%
+    assert v["pinned faster than pageable @ d4k"] == "holds"
+    assert v["pinned advantage grows with size @ 2 sizes"] == "holds"  # 2x -> 4x
+    assert v["two streams save transfer time @ d1k"] == "holds"  # 2.2 < 0.5 + 2
+    assert v["two streams save transfer time @ d4k"] == "holds"
+
+
+def test_targets_say_not_run_without_a_gpu():
+    from graphrepro.experiments import get_target, published
+    from graphrepro.harness.measure import NOT_RUN_NO_GPU
+
+    runs = pd.DataFrame([{"graph": "d1k", "solver": "an_bf_dense", "variant": "x",
+                          "status": NOT_RUN_NO_GPU, "source": 1, "trial": None, "params": "{}"}])
+    bench = pd.DataFrame([{"graph": "d1k", "vertices": 1024, "status": NOT_RUN_NO_GPU}])
+    for name in ("an2017_fig1", "an2017_coalescing", "an2017_fig2", "an2017_transfers"):
+        t = get_target(name)
+        extra = {"benchmarks": {"an2017_transfers": bench}} if t.benchmarks else {}
+        table = t.compare(runs, STATS, published("an2017"), **extra)
+        assert len(table) and set(table["verdict"]) == {"not run"}, name
+        assert (table["ours"] == NOT_RUN_NO_GPU).all()
+        assert (table["published"] != "").all(), name
+
+
+def test_published_claims_are_transcribed_once():
+    from graphrepro.experiments import all_targets, published
+
+    pub = published("an2017")
+    items = {t.item for t in all_targets() if t.document == "an2017"}
+    assert set(pub["item"]) == items
+    assert not [t for t in all_targets() if t.document == "an2017" and not t.ready]
+
+
+# --- the workflow's dense-graph path, without a GPU ---------------------------------------------
+
+CONFIG = """\
+results: results
+report: reports/index.html
+reference: {reference}
+seed: 1
+measure: {{sources: 2, trials: 1, warmup: 0}}
+graphs:
+  dense_16:
+    dense: {{vertices: 16, seed: 1}}
+targets:
+  an2017_transfers: {{graphs: [dense_16]}}
+"""
+
+
+@pytest.mark.slow
+def test_workflow_makes_dense_descriptors_and_the_transfer_table(tmp_path):
+    (tmp_path / "config.yaml").write_text(CONFIG.format(reference=tmp_path / "none"))
+    # No simulator here: the GPU steps write "not run" rows, which is what CI's main job sees.
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0",
+           "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "--cores", "2", "--configfile", str(tmp_path / "config.yaml"),
+         "--replace-workflow-config"],
+        capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    res = tmp_path / "results"
+    assert is_dense_file(res / "graphs" / "dense_16.npz")
+    assert not (res / "graphs" / "dense_16.gr").exists()
+    sources = json.loads((res / "sources" / "dense_16.json").read_text())
+    assert sources["stats"]["arcs"] == 16 * 15
+    bench = pd.read_csv(res / "benchmarks" / "an2017_transfers.csv")
+    assert bench["graph"].tolist() == ["dense_16"]
+    transfers = pd.read_csv(res / "targets" / "an2017_transfers.csv")
+    assert set(transfers["verdict"]) == {"not run"}
+    html = (tmp_path / "reports" / "index.html").read_text()
+    assert "an2017_transfers" in html
