@@ -1,10 +1,10 @@
 """From a registry entry to what the workflow reads: a CSR cache or a converted terrain, with an
 origin record that says exactly what the numbers were measured on.
 
-``mode='paper'`` uses the real file: already downloaded (and verified), or downloaded now when
-the host answers; otherwise, and always with ``mode='standin'`` or a ``scale`` below 1, the
+``mode='paper'`` uses the real file, whatever ``scale`` says: already downloaded (and verified),
+or downloaded now when the host answers; otherwise, and always with ``mode='standin'``, the
 registry's stand-in is built, deterministic by seed, at the dataset's exact published counts
-(times ``scale``). The origin record (``NAME.origin.json`` beside ``NAME.npz``) carries either
+times ``scale`` (a config's small stand-ins; a real file is never shrunk). The origin record (``NAME.origin.json`` beside ``NAME.npz``) carries either
 the URL and sha256 of the real file or the generator, seed and parameters of the stand-in, the
 counts the original has, and why a stand-in was used.
 """
@@ -78,12 +78,16 @@ def fetch(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, progress: bool = Tru
     """The real file, downloaded if absent, verified; (path, sha256)."""
     if ds.source != "download":
         raise InputError(f"{ds.key}: nothing to download ({ds.source})")
+    from .download import _locked
+
     path = local_path(ds, data_dir)
-    if not path.is_file():
-        sha, size, _ = expected_checksum(ds, lock_path)
-        download(ds.url, path, sha256=sha, size=size, mirrors=ds.mirrors, timeout=timeout,
-                 retries=retries, progress=progress)
-    return path, verify_local(ds, path, lock_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):  # parallel jobs (calnev and its alias roadnet_cal) share one download
+        if not path.is_file():
+            sha, size, _ = expected_checksum(ds, lock_path)
+            download(ds.url, path, sha256=sha, size=size, mirrors=ds.mirrors, timeout=timeout,
+                     retries=retries, progress=progress)
+        return path, verify_local(ds, path, lock_path)
 
 
 def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK) -> str:
@@ -193,10 +197,7 @@ def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets
         origin.update(terrain_origin, graph="8-neighbour grid graph, weight |h(i) - h(j)| "
                       "(gerritsen2012 section 1.5.1, SSSP)")
         return graph, origin
-    why = ""
-    if mode == "paper" and scale < 1:
-        why = f"scale {scale} asks for a reduced stand-in (a real file cannot be shrunk honestly)"
-    elif mode == "paper":
+    if mode == "paper":
         path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
         if path is not None:
             from ..graph.formats import read_graph
@@ -272,7 +273,11 @@ def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=D
 def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resources/datasets",
                     scale: float = 1.0, dtype: str = "uint16", lock_path=DEFAULT_LOCK,
                     registry=None, log=lambda m: print(m, file=sys.stderr)) -> dict:
-    """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin."""
+    """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin.
+
+    Embedded real data (Jacksboro) is always used as it is; a downloadable grid is used in paper
+    mode when it can be had; otherwise the diamond-square stand-in (times ``scale``).
+    """
     from ..terrain import convert_array, convert_file
 
     ds = get_dataset(key, registry)
@@ -280,23 +285,24 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
         raise InputError(f"{key} is a graph, not a terrain")
     origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
               "title": ds.title, "published": _published(ds)}
-    if ds.source == "embedded" and scale == 1:
-        array = _embedded_array(ds)
-        origin.update(kind="real", embedded=f"{ds.package} sample data {ds.resource}")
-        meta = convert_array(array, output, source=dict(origin), dtype=dtype)
-    elif ds.source == "download" and mode == "paper" and scale == 1:
-        path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
-        if path is None:
-            raise InputError(f"{key}: {why}")
-        origin.update(kind="real", url=ds.url, sha256=digest)
-        meta = convert_file(path, output, dtype=dtype, source=dict(origin))
-    else:
-        if ds.source == "embedded":
+    path, why = None, ""
+    if ds.source == "embedded":
+        if scale != 1:
             raise InputError(f"{key} is real embedded data; it has no reduced stand-in (scale 1)")
-        path, info = terrain_standin_file(ds, data_dir, scale, log=log)
-        reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
-                  else "config asks for stand-ins")
-        origin.update(kind="stand-in", reason=reason, **info)
+        origin.update(kind="real", embedded=f"{ds.package} sample data {ds.resource}")
+        meta = convert_array(_embedded_array(ds), output, source=dict(origin), dtype=dtype)
+    else:
+        if ds.source == "download" and mode == "paper":
+            path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
+            if path is None:
+                log(f"{key}: using the stand-in: {why}")
+        if path is not None:
+            origin.update(kind="real", url=ds.url, sha256=digest)
+        else:
+            path, info = terrain_standin_file(ds, data_dir, scale, log=log)
+            reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
+                      else why or "config asks for stand-ins")
+            origin.update(kind="stand-in", reason=reason, **info)
         meta = convert_file(path, output, dtype=dtype, source=dict(origin))
     origin["converted"] = {k: meta[k] for k in ("rows", "cols", "side", "dtype", "unknown_values",
                                                 "negatives_set_to_zero", "max", "bytes")}

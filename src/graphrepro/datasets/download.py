@@ -29,7 +29,8 @@ import requests
 
 from ..errors import GraphreproError
 
-CHUNK = 1 << 20
+CHUNK = 1 << 20  # hashing
+NET_CHUNK = 1 << 16  # small enough that a dropped connection loses little
 
 
 class DownloadError(GraphreproError):
@@ -140,7 +141,7 @@ def _stream(url, part: Path, *, timeout, progress: bool, session) -> None:
         bar = _Progress(Path(part.name).stem, total, start, progress)
         try:
             with open(part, mode) as f:
-                for block in r.iter_content(CHUNK):
+                for block in r.iter_content(NET_CHUNK):
                     f.write(block)
                     bar.update(len(block))
         finally:

@@ -3,7 +3,6 @@
 from . import Target, target
 
 for name, document, item, description, issue in [
-    ("safari2017_table1", "safari2017", "Table 1", "statistics of the seven road graphs", 3),
     ("safari2017_fig4", "safari2017", "Figure 4", "LBR with k = 1..5 and 1-3+ vertices per thread", 5),
     ("safari2017_calnev", "safari2017", "CalNev comparison", "our GPU solvers and BGL on CalNev beside the paper's list", 5),
     ("senthilkumar_table", "senthilkumar", "Results table", "workfront sweep vs near-far pile (and the hybrid) on five graphs", 6),
