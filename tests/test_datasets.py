@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from loopback import Server
-from test_download import DIMACS, FILES, MTX, SNAP, tar_gz
+from test_download import FILES, SNAP
 
 from graphrepro.cli import main
 from graphrepro.datasets import build_graph, get_dataset, load_registry
@@ -22,7 +22,6 @@ from graphrepro.errors import InputError
 from graphrepro.experiments import get_target, published
 from graphrepro.graph import generate
 from graphrepro.graph.csr import CSRGraph, degree_stats
-from graphrepro.graph.formats import read_graph
 
 TABLE1 = ["ny", "col", "roadnet_pa", "nw", "calnev", "roadnet_ca", "western"]
 

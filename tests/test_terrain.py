@@ -6,7 +6,7 @@ import gzip
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrepro.cli import main
@@ -54,6 +54,7 @@ def test_morton_small_square_is_the_theses_z():
     assert z.tolist() == [[0, 1, 4, 5], [2, 3, 6, 7], [8, 9, 12, 13], [10, 11, 14, 15]]
 
 
+@settings(deadline=None)  # the first call loads the kernels
 @given(st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**31 - 1)), min_size=1,
                 max_size=50))
 def test_morton_round_trip(points):

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..graph.csr import CSRGraph
 from .download import DownloadError, download, reachable, read_lock, record_lock, sha256_of
-from .registry import DEFAULT_LOCK, GRAPH_FORMATS, Dataset, get_dataset, load_registry
+from .registry import DEFAULT_LOCK, Dataset, get_dataset, load_registry
 
 MODES = ("paper", "standin")
 

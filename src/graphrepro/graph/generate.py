@@ -54,6 +54,8 @@ def random_digraph(num_vertices: int, num_arcs: int, *, max_weight: int = 100, s
 
 import numba  # noqa: E402
 
+from .._jit import sized  # noqa: E402
+
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -129,14 +131,14 @@ def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
 
 # Road-like: a lattice with orthogonal streets, a few diagonal ones and rare big intersections.
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _road_candidates(n, cols, seed, hub_rate):
     """Candidate streets of a row-major lattice of n vertices: per vertex right, down,
     down-right, down-left (-1 where absent). Keys: uniform, 0 at hub intersections."""
     cand = np.full((n, 4), -1, dtype=np.int64)
     keys = np.full((n, 4), 2.0, dtype=np.float64)
     for v in numba.prange(n):
-        r, c = v // cols, v % cols
+        c = v % cols
         hub_v = _uniform(seed, v, 99) < hub_rate
         for k in range(4):
             if k == 0:
@@ -155,7 +157,7 @@ def _road_candidates(n, cols, seed, hub_rate):
     return cand, keys
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _road_weights(eu, ev, cols, seed, kind, median, sigma):
     """kind 0: unit weights; 1: lognormal around ``median`` times the street's length."""
     out = np.ones(len(eu), dtype=np.int32)
@@ -190,7 +192,7 @@ def road_like(num_vertices: int, num_arcs: int, *, seed: int = 0, weights: str =
     if weights not in ("distance", "unit"):
         raise ValueError("weights must be 'distance' or 'unit'")
     cols = max(1, int(np.ceil(np.sqrt(n))))
-    cand, keys = _road_candidates(n, cols, seed, hub_rate)
+    cand, keys = _road_candidates(n, n, cols, seed, hub_rate)
     edges = a // 2
     orth_ok, diag_ok = cand[:, :2] >= 0, cand[:, 2:] >= 0
     n_diag = min(int(round(edges * diagonal_share)), int(diag_ok.sum()))
@@ -206,7 +208,8 @@ def road_like(num_vertices: int, num_arcs: int, *, seed: int = 0, weights: str =
         chosen.append((src + 0, sub_cand[pick]))
     eu = np.concatenate([c[0] for c in chosen])
     ev = np.concatenate([c[1] for c in chosen])
-    w = _road_weights(eu, ev, cols, seed, 0 if weights == "unit" else 1, median_weight, sigma)
+    w = _road_weights(len(eu), eu, ev, cols, seed, 0 if weights == "unit" else 1, median_weight,
+                      sigma)
     extra = np.arange(0, dtype=np.int64)
     ex_src, ex_dst, ex_w = extra, extra, np.arange(0, dtype=np.int32)
     if a % 2:  # one one-way street, so odd arc counts are met exactly too
@@ -218,7 +221,7 @@ def road_like(num_vertices: int, num_arcs: int, *, seed: int = 0, weights: str =
 
 # R-MAT (Chakrabarti et al. 2004; the Graph500 Kronecker generator's parameters by default).
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _rmat_arcs(n, m, scale, a, b, c, seed, allow_loops):
     src = np.empty(m, dtype=np.int64)
     dst = np.empty(m, dtype=np.int64)
@@ -254,13 +257,13 @@ def rmat(num_vertices: int, num_arcs: int, *, a: float = 0.57, b: float = 0.19, 
     if n < 2 or m < 0 or not (0 < a and 0 <= b and 0 <= c and a + b + c < 1):
         raise ValueError("R-MAT needs n >= 2, arcs >= 0 and probabilities a, b, c with a+b+c < 1")
     scale = max(1, int(np.ceil(np.log2(n))))
-    src, dst = _rmat_arcs(n, m, scale, a, b, c, seed, allow_self_loops)
-    perm = np.argsort(_perm_keys(n, seed), kind="stable")
+    src, dst = _rmat_arcs(m * scale, n, m, scale, a, b, c, seed, allow_self_loops)
+    perm = np.argsort(_perm_keys(n, n, seed), kind="stable")
     return CSRGraph.from_arcs(n, perm[src], perm[dst], np.ones(m, dtype=np.int32), base=0,
                               name=name or f"rmat_{n}_{m}")
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _perm_keys(n, seed):
     out = np.empty(n, dtype=np.uint64)
     for v in numba.prange(n):
@@ -276,7 +279,7 @@ def _offsets(radius: int) -> np.ndarray:
                     dtype=np.int64)
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _mesh_candidates(n, nx, ny, nz, offsets, seed):
     k = len(offsets)
     cand = np.full(n * k, -1, dtype=np.int64)
@@ -318,7 +321,7 @@ def mesh3d(num_vertices: int, num_arcs: int, *, aspect=(4, 2, 1), self_loops: bo
     edges = (a - loops) // 2
     for radius in (2, 3):
         offsets = _offsets(radius)
-        cand, keys = _mesh_candidates(n, nx, ny, nz, offsets, seed)
+        cand, keys = _mesh_candidates(n * len(offsets), n, nx, ny, nz, offsets, seed)
         if edges <= int((cand >= 0).sum()):
             break
     else:

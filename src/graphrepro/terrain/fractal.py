@@ -14,12 +14,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import sized
 from ..graph.generate import _uniform
 
 NEUSE_40FT = {"rows": 12555, "cols": 17630, "north": 965200.0, "west": 1931700.0, "cell": 40.0}
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _diamond_square(h, step, roughness, seed):
     H, W = h.shape
     amp = 1.0
@@ -58,7 +59,7 @@ def _diamond_square(h, step, roughness, seed):
         level += 1
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _finish(h, rows, cols, low, high, hmin, hmax, seed, out):
     """Scale to low..high, mark samples outside the watershed outline unknown (-9999)."""
     span = hmax - hmin if hmax > hmin else 1.0
@@ -90,11 +91,11 @@ def diamond_square(rows: int, cols: int, *, seed: int = 0, roughness: float = 0.
     ys, xs = np.meshgrid(np.arange(0, H, step), np.arange(0, W, step), indexing="ij")
     rng = np.random.default_rng(seed)
     h[ys, xs] = rng.random(ys.shape)  # the coarse lattice
-    _diamond_square(h, step, roughness, seed)
+    _diamond_square(h.size, h, step, roughness, seed)
     crop = h[:rows, :cols]
     out = np.empty((rows, cols), dtype=np.float64)
     hmin, hmax = float(crop.min()), float(crop.max())
-    _finish(crop, rows, cols, low, high, hmin, hmax, seed, out)
+    _finish(out.size, crop, rows, cols, low, high, hmin, hmax, seed, out)
     if not unknown_outside:
         out[out == -9999.0] = low
     return out

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import sized
 from ..graph.csr import CSRGraph, index_dtype
 
 _N8 = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)], dtype=np.int64)
 _N4 = np.array([(-1, 0), (0, -1), (0, 1), (1, 0)], dtype=np.int64)
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _degrees(rows, cols, nb, deg):
     for y in numba.prange(rows):
         for x in range(cols):
@@ -28,7 +29,7 @@ def _degrees(rows, cols, nb, deg):
             deg[y * cols + x + 1] = d
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _fill(elev, nb, indptr, indices, weights, mst):
     rows, cols = elev.shape
     for y in numba.prange(rows):
@@ -56,11 +57,11 @@ def grid_graph(elevation: np.ndarray, *, neighbours: int = 8, weight: str = "sss
     n = rows * cols
     nb = _N8 if neighbours == 8 else _N4
     deg = np.zeros(n + 1, dtype=np.int64)
-    _degrees(rows, cols, nb, deg)
+    _degrees(n * len(nb), rows, cols, nb, deg)
     indptr = np.cumsum(deg)
     m = int(indptr[-1])
     indices = np.empty(m, dtype=index_dtype(n))
     weights = np.empty(m, dtype=np.int32)
-    _fill(elev, nb, indptr, indices, weights, weight == "mst")
+    _fill(m, elev, nb, indptr, indices, weights, weight == "mst")
     return CSRGraph(indptr.astype(index_dtype(m)), indices, weights, base=0,
                     name=name or f"grid_{rows}x{cols}")

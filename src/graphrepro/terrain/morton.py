@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import sized
+
 
 @numba.njit(inline="always")
 def _spread(v):
@@ -46,13 +48,13 @@ def decode1(z):
     return np.int64(_gather(z)), np.int64(_gather(z >> np.uint64(1)))
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _encode(x, y, out):
     for i in numba.prange(len(x)):
         out[i] = encode1(x[i], y[i])
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _decode(z, ox, oy):
     for i in numba.prange(len(z)):
         ox[i], oy[i] = decode1(z[i])
@@ -67,7 +69,7 @@ def encode(x, y) -> np.ndarray:
     if len(x) and (min(x.min(), y.min()) < 0 or max(x.max(), y.max()) >= 2 ** 31):
         raise ValueError("Morton coordinates must be in 0..2^31-1")
     out = np.empty(len(x), dtype=np.int64)
-    _encode(x, y, out)
+    _encode(len(x), x, y, out)
     return out
 
 
@@ -78,7 +80,7 @@ def decode(z) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("Morton indices are non-negative")
     x = np.empty(len(z), dtype=np.int64)
     y = np.empty(len(z), dtype=np.int64)
-    _decode(z, x, y)
+    _decode(len(z), z, x, y)
     return x, y
 
 

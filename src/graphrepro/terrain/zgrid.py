@@ -16,7 +16,10 @@ import json
 from pathlib import Path
 
 import numba
+
 import numpy as np
+
+from .._jit import sized
 
 from ..errors import GraphFormatError, InputError
 from . import morton
@@ -26,7 +29,7 @@ BAND = 512  # rows per band: a multiple of every block size up to 512 keeps writ
 DTYPES = {"uint16": np.uint16, "uint32": np.uint32}
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _store_band(values, row0, out, limit, stats):
     """Clean ``values`` (rows row0.. of the grid) and write them to ``out`` at their Morton
     indices. stats per row: [unknown-or-negative count, max]; returns nothing."""
@@ -70,7 +73,7 @@ def convert_bands(bands, rows: int, cols: int, output, *, source: dict, dtype: s
         if nodata is not None:
             unknown += int(np.count_nonzero(band == nodata))
         stats = np.zeros((band.shape[0], 2), dtype=np.int64)
-        _store_band(band, row0, out, limit, stats)
+        _store_band(band.size, band, row0, out, limit, stats)
         top = max(top, int(stats[:, 1].max()))
         if top > limit:
             del out, mm
@@ -153,7 +156,7 @@ def open_zgrid(path) -> tuple[np.memmap, dict]:
     return mm, meta
 
 
-@numba.njit(parallel=True, cache=True)
+@sized
 def _gather_rows(z, rows, cols, out):
     for y in numba.prange(rows):
         for x in range(cols):
@@ -164,5 +167,5 @@ def to_rows(z, meta, *, padded: bool = False) -> np.ndarray:
     """The grid in row-major order: the original rows x cols, or the padded square."""
     rows, cols = (meta["side"],) * 2 if padded else (meta["rows"], meta["cols"])
     out = np.empty((rows, cols), dtype=z.dtype)
-    _gather_rows(np.asarray(z), rows, cols, out)
+    _gather_rows(rows * cols, np.asarray(z), rows, cols, out)
     return out
