@@ -159,6 +159,7 @@ def cmd_datasets(args) -> int:
 
 def cmd_fetch(args) -> int:
     from .datasets import fetch, get_dataset, load_registry
+    from .datasets.build import lock_for
 
     keys = args.keys or []
     if args.all:
@@ -171,7 +172,7 @@ def cmd_fetch(args) -> int:
         ds = get_dataset(key, args.registry)
         try:
             path, digest = fetch(ds, args.data, timeout=(args.timeout, args.timeout),
-                                 retries=args.retries)
+                                 retries=args.retries, lock_path=lock_for(args.registry))
             print(f"{key}: {path} sha256 {digest}", file=sys.stderr)
         except GraphreproError as e:
             print(f"error: {key}: {e}", file=sys.stderr)

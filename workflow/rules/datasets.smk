@@ -9,6 +9,7 @@ import re
 
 DATASETS_MODE = config.get("datasets", "standin")
 DATA = config.get("data", "resources/datasets")
+REGISTRY = os.path.join(workflow.basedir, "config", "datasets.yaml")  # its lock file lies beside it
 DATASET_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" in c]
 FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
@@ -26,8 +27,8 @@ def reweight_args(cfg):
 
 def dataset_graph_args(name):
     cfg = graph_config(name)
-    return (f"{cfg['dataset']} --mode {DATASETS_MODE} --data {DATA} --name {name} "
-            f"--scale {cfg.get('scale', 1.0)} {reweight_args(cfg)}")
+    return (f"{cfg['dataset']} --mode {DATASETS_MODE} --data {DATA} --registry {REGISTRY} "
+            f"--name {name} --scale {cfg.get('scale', 1.0)} {reweight_args(cfg)}")
 
 
 def terrain_outputs():
@@ -65,6 +66,7 @@ rule convert_dem:
         terrain=_one_of(TERRAINS),
     params:
         args=lambda w: (f"{TERRAINS[w.terrain]['dataset']} --mode {DATASETS_MODE} --data {DATA} "
+                        f"--registry {REGISTRY} "
                         f"--scale {TERRAINS[w.terrain].get('scale', 1.0)}"),
     log:
         f"{RES}/logs/terrain/{{terrain}}.log",

@@ -31,6 +31,11 @@ def local_path(ds: Dataset, data_dir) -> Path | None:
     return Path(data_dir) / ds.file_key / ds.filename if ds.filename else None
 
 
+def lock_for(registry=None) -> Path:
+    """The lock file of first-seen checksums: beside the registry it belongs to."""
+    return Path(registry).with_name("datasets.lock.json") if registry else DEFAULT_LOCK
+
+
 def expected_checksum(ds: Dataset, lock_path=DEFAULT_LOCK) -> tuple[str | None, int | None, str]:
     """(sha256, size, where it comes from): the registry's published one, else the lock's."""
     if ds.sha256:
@@ -179,12 +184,13 @@ def obtain_real(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, online_timeout
 
 
 def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets",
-                scale: float = 1.0, lock_path=DEFAULT_LOCK, registry=None,
+                scale: float = 1.0, lock_path=None, registry=None,
                 log=lambda m: print(m, file=sys.stderr)) -> tuple[CSRGraph, dict]:
     """The graph a config's ``dataset: KEY`` entry means, and its origin record."""
     if mode not in MODES:
         raise InputError(f"datasets mode must be one of {MODES}, not {mode!r}")
     ds = get_dataset(key, registry)
+    lock_path = lock_path or lock_for(registry)
     origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
               "title": ds.title, "published": _published(ds),
               "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
@@ -214,7 +220,8 @@ def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets
     graph, info = standin_graph(ds, scale)
     graph.name = key
     graph = _apply_weights(graph, ds)
-    origin.update(kind="stand-in", reason=why, weights=ds.weights, **info)
+    weights = ds.weights if isinstance(ds.weights, dict) else ds.standin.get("weights", "unit")
+    origin.update(kind="stand-in", reason=why, weights=weights, **info)
     return graph, origin
 
 
@@ -271,7 +278,7 @@ def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=D
 
 
 def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resources/datasets",
-                    scale: float = 1.0, dtype: str = "uint16", lock_path=DEFAULT_LOCK,
+                    scale: float = 1.0, dtype: str = "uint16", lock_path=None,
                     registry=None, log=lambda m: print(m, file=sys.stderr)) -> dict:
     """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin.
 
@@ -281,6 +288,7 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
     from ..terrain import convert_array, convert_file
 
     ds = get_dataset(key, registry)
+    lock_path = lock_path or lock_for(registry)
     if not ds.is_terrain:
         raise InputError(f"{key} is a graph, not a terrain")
     origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
@@ -309,8 +317,9 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
     return origin
 
 
-def list_datasets(data_dir, lock_path=DEFAULT_LOCK, registry=None) -> list[dict]:
+def list_datasets(data_dir, lock_path=None, registry=None) -> list[dict]:
     rows = []
+    lock_path = lock_path or lock_for(registry)
     for key, ds in load_registry(str(registry) if registry else None).items():
         rows.append({"key": key, "name": ds.name, "documents": ", ".join(ds.documents),
                      "format": ds.format, "source": ds.source + (f" ({ds.same_as})" if ds.same_as else ""),
