@@ -309,3 +309,46 @@ def test_table1_compares_real_rows_and_labels_standins():
     assert table.loc["western", "data"].startswith("STAND-IN (scale 0.001 road_like, seed 7)")
     assert table.loc["ny", "data"].startswith("real: http://x/NY.gr.gz")
     assert table.loc["ny", "published vertices"] == "264346"
+
+
+# --- the workflow, paper mode, against the loopback server and an unreachable host -------------
+
+@pytest.mark.slow
+def test_workflow_paper_mode_uses_real_files_and_labels_standins(tmp_path, server):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    reg = registry_file(tmp_path, server)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"""results: results
+report: reports/index.html
+reference: {tmp_path / 'no-reference'}
+registry: {reg}
+datasets: paper
+data: {tmp_path / 'data'}
+seed: 1
+measure: {{sources: 2, trials: 1, warmup: 0}}
+graphs:
+  tiny: {{dataset: gappy}}
+  gone: {{dataset: offline, scale: 0.1}}
+targets:
+  safari2017_table1: {{graphs: [tiny, gone]}}
+""")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(tmp_path),
+         "--cores", "2", "--configfile", str(cfg), "--replace-workflow-config"],
+        capture_output=True, text=True, env=dict(os.environ), timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    origin = json.loads((tmp_path / "results" / "graphs" / "tiny.origin.json").read_text())
+    assert origin["kind"] == "real" and origin["url"] == f"{server.url}/snap/gappy.txt.gz"
+    assert json.loads((tmp_path / "datasets.lock.json").read_text())["gappy"]["sha256"] == origin["sha256"]
+    gone = json.loads((tmp_path / "results" / "graphs" / "gone.origin.json").read_text())
+    assert gone["kind"] == "stand-in" and "cannot be reached" in gone["reason"]
+    table = pd.read_csv(tmp_path / "results" / "targets" / "safari2017_table1.csv").set_index("graph")
+    assert table.loc["tiny", "data"].startswith("real: http://127.0.0.1")
+    assert table.loc["gone", "data"].startswith("STAND-IN (scale 0.1 road_like")
+    html = (tmp_path / "reports" / "index.html").read_text()
+    assert "STAND-IN (scale 0.1 road_like" in html and "<b>a stand-in</b>" in html

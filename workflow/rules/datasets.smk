@@ -9,7 +9,9 @@ import re
 
 DATASETS_MODE = config.get("datasets", "standin")
 DATA = config.get("data", "resources/datasets")
-REGISTRY = os.path.join(workflow.basedir, "config", "datasets.yaml")  # its lock file lies beside it
+# The registry (its lock file of first-seen checksums lies beside it); a config may name another.
+REGISTRY = os.path.abspath(config.get("registry") or
+                           os.path.join(workflow.basedir, "config", "datasets.yaml"))
 DATASET_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" in c]
 FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
