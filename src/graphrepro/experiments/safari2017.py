@@ -261,8 +261,11 @@ def compare_table1(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> 
             value = pub_value(name, column)
             ours = st.get(column)
             row[f"published {label}"] = value
-            row[f"ours {label}"] = (f"{ours:.2f}" if isinstance(ours, float) and column != "median_outdegree"
-                                    else ours)
+            if isinstance(ours, float):
+                ours_text = f"{ours:g}" if column == "median_outdegree" else f"{ours:.2f}"
+            else:
+                ours_text = ours
+            row[f"ours {label}"] = ours_text
             if value != "" and ours is not None and not _table1_value_matches(column, value, ours):
                 mismatched.append(f"{label} {ours:.4g} vs {value}" if isinstance(ours, float)
                                   else f"{label} {ours:,} vs {int(float(value)):,}")
