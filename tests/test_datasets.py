@@ -255,6 +255,24 @@ def test_offline_paper_mode_falls_back_to_a_labelled_standin(tmp_path, server):
     assert not (tmp_path / "data" / "offline" / "x.gr.gz").exists()
 
 
+def test_paper_mode_refuses_a_wrong_file_instead_of_standing_in(tmp_path, server):
+    from graphrepro.datasets import DownloadError
+
+    reg = registry_file(tmp_path, server, ny_sha="ab" * 32)
+    with pytest.raises(DownloadError, match="does not match"):
+        build_graph("ny", mode="paper", data_dir=tmp_path / "data", registry=reg,
+                    lock_path=tmp_path / "lock.json")
+    assert not list((tmp_path / "data").rglob("*.gz"))
+
+
+def test_paper_mode_404_falls_back_with_the_reason(tmp_path, server):
+    reg = registry_file(tmp_path, server)
+    reg.write_text(reg.read_text().replace("/road/tiny.gr.gz", "/gone/tiny.gr.gz"))
+    _, origin = build_graph("ny", mode="paper", scale=0.001, data_dir=tmp_path / "data",
+                            registry=reg, lock_path=tmp_path / "lock.json", log=lambda m: None)
+    assert origin["kind"] == "stand-in" and "HTTP 404" in origin["reason"]
+
+
 def test_standin_mode_never_touches_the_network(tmp_path, server):
     reg = registry_file(tmp_path, server)
     before = len(server.requests)

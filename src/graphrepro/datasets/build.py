@@ -68,9 +68,9 @@ def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK) -> str:
     known, size, where = expected_checksum(ds, lock_path)
     if known is not None and digest != known:
         raise DownloadError(f"{path}: sha256 {digest} does not match the {where} {known}; "
-                            f"delete the file and fetch it again")
+                            f"delete the file and fetch it again", verification=True)
     if size is not None and st.st_size != size:
-        raise DownloadError(f"{path}: {st.st_size:,} bytes, expected {size:,}")
+        raise DownloadError(f"{path}: {st.st_size:,} bytes, expected {size:,}", verification=True)
     if known is None:
         record_lock(lock_path, ds.file_key, url=ds.url or "", file=ds.filename,
                     size=st.st_size, sha256=digest)
@@ -174,11 +174,13 @@ def obtain_real(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, online_timeout
     path = local_path(ds, data_dir)
     if not path.is_file():
         ok, why = reachable(ds.url, timeout=online_timeout)
-        if not ok:
+        if not ok and not why.startswith("HTTP"):  # an HTTP answer: let the download say more
             return None, "", f"{ds.url} cannot be reached ({why})"
     try:
         path, digest = fetch(ds, data_dir, lock_path=lock_path, progress=True)
     except DownloadError as e:
+        if e.verification:  # the wrong file is an error to fix, not a reason for a stand-in
+            raise
         return None, "", str(e)
     return path, digest, ""
 

@@ -34,11 +34,23 @@ NET_CHUNK = 1 << 16  # small enough that a dropped connection loses little
 
 
 class DownloadError(GraphreproError):
-    """A download that failed or did not verify; the message says what the user can do."""
+    """A download that failed or did not verify; the message says what the user can do.
+
+    ``verification`` is true when a file arrived but was the wrong one (size or sha256): unlike
+    a missing network, that must stop a workflow rather than fall back to a stand-in.
+    """
+
+    def __init__(self, message: str, *, verification: bool = False):
+        super().__init__(message)
+        self.verification = verification
 
 
 class _Permanent(Exception):
     """A failure that retrying the same URL cannot fix (404, 403, a checksum mismatch)."""
+
+    def __init__(self, message: str, verification: bool = False):
+        super().__init__(message)
+        self.verification = verification
 
 
 def sha256_of(path, *, chunk: int = CHUNK) -> str:
@@ -159,7 +171,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
     session = session or requests.Session()
-    reasons = []
+    reasons, wrong_file = [], False
     for candidate in (url, *mirrors):
         for attempt in range(retries + 1):
             try:
@@ -169,6 +181,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
                 return dest
             except _Permanent as e:
                 reasons.append(f"{candidate}: {e}")
+                wrong_file = wrong_file or e.verification
                 break
             except (requests.ConnectionError, requests.Timeout,
                     requests.exceptions.ChunkedEncodingError, requests.HTTPError) as e:
@@ -182,20 +195,20 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
             f"resumes from it." if part.exists() else "")
     check = f" with sha256 {sha256}" if sha256 else ""
     raise DownloadError(f"cannot download {url}: {'; '.join(reasons)}.{kept} You can put the file"
-                        f"{check} at {dest} by hand and run again.")
+                        f"{check} at {dest} by hand and run again.", verification=wrong_file)
 
 
 def _verify(part: Path, *, sha256: str | None, size: int | None) -> None:
     have = part.stat().st_size
     if size is not None and have != size:
         part.unlink()  # a wrong file must not be resumed from
-        raise _Permanent(f"size {have:,} bytes, expected {size:,}: the file was deleted")
+        raise _Permanent(f"size {have:,} bytes, expected {size:,}: the file was deleted", True)
     if sha256 is not None:
         got = sha256_of(part)
         if got != sha256:
             part.unlink()
             raise _Permanent(f"sha256 {got} does not match the expected {sha256}: the file "
-                             f"was deleted")
+                             f"was deleted", True)
 
 
 # --- the lock file: first-seen checksums ------------------------------------------------------
