@@ -3,6 +3,7 @@
 - DIMACS 9th challenge ``.gr``: ``c`` comments, one ``p sp n m`` line, ``a u v w`` arcs, 1-based.
 - SNAP edge lists ``.txt``: ``#`` comments, ``u v`` or ``u v w`` per line; ids as in the file, not
   necessarily contiguous. Without a weight column every arc weighs 1; arcs are taken as listed.
+  SNAP's own header comment ``# Nodes: N Edges: M`` is checked where present.
 - MatrixMarket ``.mtx`` coordinate: banner, ``%`` comments, ``rows cols nnz``, ``i j [value]``,
   1-based; ``symmetric`` matrices give both arcs of each off-diagonal entry.
 
@@ -15,6 +16,7 @@ error names the file, the line and the problem.
 from __future__ import annotations
 
 import gzip
+import re
 import tarfile
 from pathlib import Path
 
@@ -331,8 +333,16 @@ def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
 
 # --- SNAP -------------------------------------------------------------------------------------
 
+_SNAP_COUNTS = re.compile(r"Nodes:\s*(\d+)\s+Edges:\s*(\d+)")
+
+
 def _read_snap(path, buf, vertices: str = "present") -> CSRGraph:
+    announced = None  # SNAP's header comment "# Nodes: N Edges: M", where the file has one
     for number, _, text in _header_lines(buf):
+        if text.startswith("#") and announced is None:
+            found = _SNAP_COUNTS.search(text)
+            if found:
+                announced = (number, int(found.group(1)), int(found.group(2)))
         if text and not text.startswith("#"):
             nfields = len(text.split())
             break
@@ -349,6 +359,15 @@ def _read_snap(path, buf, vertices: str = "present") -> CSRGraph:
         weights = cols[:, 2]
     else:
         weights = np.ones(len(cols), dtype=np.int32)
+    if announced is not None:  # catches a truncated download that still decompresses
+        line, nodes, edges = announced
+        if edges != len(cols):
+            raise GraphFormatError(path, line, f"the header announces {edges} edges but the "
+                                   f"file has {len(cols)}")
+        present = len(np.unique(cols[:, :2]))
+        if nodes != present:
+            raise GraphFormatError(path, line, f"the header announces {nodes} nodes but the "
+                                   f"file's edges name {present}")
     if vertices == "max_id":
         n = int(cols[:, :2].max()) + 1 if len(cols) else 0
         if n > np.iinfo(np.int32).max:
