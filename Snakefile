@@ -15,6 +15,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/datasets.smk"
 include: "workflow/rules/graphs.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/targets.smk"
@@ -25,3 +26,4 @@ rule all:
     default_target: True
     input:
         config["report"],
+        dataset_outputs(),

@@ -300,3 +300,58 @@ def test_a_comment_longer_than_the_search_window_ends_at_its_own_newline(tmp_pat
     text = "c " + "x" * 10000 + "\np sp 2 1\na 1 2 7\n"
     graph = read_graph(write(tmp_path, "long.gr", text))
     assert graph.num_vertices == 2 and graph.weights.tolist() == [7]
+
+
+# --- additions for the datasets (issue 3) ------------------------------------------------------
+
+SNAP_HEADER = "# Directed graph (each unordered pair of nodes is saved once): x.txt\n" \
+              "# Nodes: 3 Edges: 3\n# FromNodeId\tToNodeId\n0\t1\n1\t0\n1\t5\n"
+
+
+def test_snap_header_counts_are_checked(tmp_path):
+    assert read_graph(write(tmp_path, "ok.txt", SNAP_HEADER)).num_arcs == 3
+    assert_error(write(tmp_path, "cut.txt", SNAP_HEADER.rsplit("1\t5\n", 1)[0]), 2,
+                 "announces 3 edges but the file has 2")
+    assert_error(write(tmp_path, "nodes.txt", SNAP_HEADER.replace("Nodes: 3", "Nodes: 4")), 2,
+                 "announces 4 nodes but the file's edges name 3")
+
+
+def test_snap_max_id_numbering_keeps_absent_ids_as_isolated_vertices(tmp_path):
+    g = read_graph(write(tmp_path, "gap.txt", SNAP_HEADER), snap_vertices="max_id")
+    assert g.num_vertices == 6 and g.labels is None and g.base == 0
+    assert g.out_degrees().tolist() == [1, 2, 0, 0, 0, 0]
+    assert arcs_in_labels(g) == [(0, 1, 1), (1, 0, 1), (1, 5, 1)]
+
+
+def tar_gz(tmp_path, name, members):
+    import io
+    import tarfile
+
+    path = tmp_path / name
+    with tarfile.open(path, "w:gz") as tar:
+        for member, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+REAL_SYM = "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2.5e1\n2 1 -0.75\n3 2 0\n"
+
+
+def test_suitesparse_archive_picks_the_matrix_and_ignores_real_values(tmp_path):
+    path = tar_gz(tmp_path, "door.tar.gz", {"door/door_b.mtx": "%%MatrixMarket nonsense\n",
+                                            "door/door.mtx": REAL_SYM})
+    assert detect_format(path) == "mtx"
+    g = read_graph(path, mtx_values="ignore")
+    assert g.name == "door"
+    assert sorted(arcs_in_labels(g)) == [(1, 1, 1), (1, 2, 1), (2, 1, 1), (2, 3, 1), (3, 2, 1)]
+    with pytest.raises(GraphFormatError) as err:  # values are not integer weights
+        read_graph(path)
+    assert str(err.value).startswith(f"{path}!door/door.mtx:3: bad number")
+
+
+def test_archive_without_the_matrix_lists_what_it_has(tmp_path):
+    path = tar_gz(tmp_path, "x.tar.gz", {"x/a.mtx": REAL_SYM, "x/b.mtx": REAL_SYM})
+    assert_error(path, None, "archive holds no x.mtx", "x/a.mtx, x/b.mtx")

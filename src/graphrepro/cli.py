@@ -128,12 +128,123 @@ def cmd_convert(args) -> int:
     from .graph import degree_stats
 
     graph = load_graph(args.graph, args.format, name=args.name)
+    graph = _reweighted(graph, args.reweight)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     graph.save(out)
+    if args.reweight:
+        from .datasets import origin_path, write_origin
+
+        write_origin(origin_path(out), {"kind": "file", "file": str(args.graph),
+                                        "reweight": _reweight_record(args.reweight)})
     stats = degree_stats(graph)
     print(f"{out}: " + ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
                                  for k, v in stats.items()), file=sys.stderr)
+    return 0
+
+
+def _reweighted(graph, reweight):
+    if not reweight:
+        return graph
+    from .graph.generate import reweight as apply
+
+    low, high, seed = reweight
+    return apply(graph, low, high, seed)
+
+
+def _reweight_record(reweight) -> dict | None:
+    return dict(zip(("low", "high", "seed"), reweight)) if reweight else None
+
+
+def _print_table(rows: list[dict], columns: list[str]) -> None:
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(widths[c]) for c in columns).rstrip())
+
+
+def cmd_datasets(args) -> int:
+    from .datasets import list_datasets
+
+    rows = list_datasets(args.data, registry=args.registry)
+    _print_table(rows, ["key", "name", "documents", "format", "source", "size", "state"])
+    print(f"(files under {args.data}; `python -m graphrepro fetch KEY` downloads one)",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    from .datasets import fetch, get_dataset, load_registry
+    from .datasets.build import lock_for
+
+    keys = args.keys or []
+    if args.all:
+        keys = [k for k, d in load_registry(args.registry).items()
+                if d.source == "download" and not d.same_as]
+    if not keys:
+        raise InputError("name datasets to fetch (`python -m graphrepro datasets`) or pass --all")
+    failed = []
+    for key in keys:
+        ds = get_dataset(key, args.registry)
+        try:
+            path, digest = fetch(ds, args.data, timeout=(args.timeout, args.timeout),
+                                 retries=args.retries, lock_path=lock_for(args.registry))
+            print(f"{key}: {path} sha256 {digest}", file=sys.stderr)
+        except GraphreproError as e:
+            print(f"error: {key}: {e}", file=sys.stderr)
+            failed.append(key)
+    return 2 if failed else 0
+
+
+def cmd_dataset_graph(args) -> int:
+    """A registry dataset as the CSR cache, with its origin record beside it."""
+    from .datasets import build_graph, origin_path, write_origin
+    from .graph import degree_stats
+
+    graph, origin = build_graph(args.dataset, mode=args.mode, data_dir=args.data,
+                                scale=args.scale, registry=args.registry)
+    graph = _reweighted(graph, args.reweight)
+    if args.reweight:
+        origin["reweight"] = _reweight_record(args.reweight)
+    graph.name = args.name or args.dataset
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    origin["stats"] = degree_stats(graph)
+    write_origin(origin_path(out), origin)
+    graph.save(out)
+    print(f"{out}: {origin['kind']} {args.dataset} ({origin['document_name']}), "
+          f"{graph.num_vertices} vertices, {graph.num_arcs} arcs", file=sys.stderr)
+    return 0
+
+
+def cmd_dem(args) -> int:
+    """Convert an elevation grid (a registry key or a file) as gerritsen2012 section 1.5.1 says."""
+    from .datasets import load_registry, write_origin
+    from .datasets.build import convert_terrain
+    from .terrain import convert_file
+
+    out = Path(args.output)
+    if args.source in load_registry(args.registry):
+        origin = convert_terrain(args.source, out, mode=args.mode, data_dir=args.data,
+                                 scale=args.scale, dtype=args.dtype, registry=args.registry)
+    else:
+        meta = convert_file(args.source, out, dtype=args.dtype)
+        origin = {"kind": "file", "file": args.source, "converted": meta}
+    write_origin(out.with_name(out.name + ".origin.json"), origin)
+    c = origin["converted"] if "side" in origin["converted"] else origin["converted"]
+    print(f"{out}: {origin['kind']}, {c['rows']} x {c['cols']} padded to {c['side']}^2 "
+          f"{c['dtype']} in z-order, {c['unknown_values']} unknown values set to 0",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_dem_standin(args) -> int:
+    from .terrain import write_standin
+
+    write_standin(args.output, rows=args.rows, cols=args.cols, seed=args.seed,
+                  roughness=args.roughness)
+    print(f"{args.output}: diamond-square terrain {args.rows} x {args.cols}, seed {args.seed}",
+          file=sys.stderr)
     return 0
 
 
@@ -152,13 +263,23 @@ def cmd_sources(args) -> int:
         t0 = time.perf_counter()
         digests.append(verify.digest(verify.reference_distances(graph, int(s))))
         reference_ms.append((time.perf_counter() - t0) * 1e3)
-    record = {"graph": graph.name, "seed": args.seed, "stands_for": args.stands_for,
+    origin = _origin_of(args.graph)
+    stands_for = args.stands_for or (origin or {}).get("document_name")
+    record = {"graph": graph.name, "seed": args.seed, "stands_for": stands_for, "origin": origin,
               "sources": [int(s) for s in sources],
               "labels": [int(x) for x in graph.label_of(sources)],
               "digests": digests, "reference_ms": reference_ms, "stats": degree_stats(graph)}
     _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
     print(f"{args.output}: {len(sources)} sources, reference distances digested", file=sys.stderr)
     return 0
+
+
+def _origin_of(graph_path) -> dict | None:
+    """The origin record written beside a CSR cache (real file or stand-in), if any."""
+    from .datasets import origin_path
+
+    path = origin_path(graph_path)
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def cmd_run(args) -> int:
@@ -277,6 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Reproduce published GPU graph-algorithm results.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def reweight_arg(sp):
+        sp.add_argument("--reweight", nargs=3, type=int, metavar=("LOW", "HIGH", "SEED"),
+                        help="replace every weight by a seeded random integer LOW..HIGH")
+
     def graph_args(sp, name=True):
         sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), or a .npz cache")
         sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz"],
@@ -326,8 +451,60 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("convert", help="parse a graph file once into the CSR cache (.npz)")
     graph_args(sp)
+    reweight_arg(sp)
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_convert)
+
+    def data_args(sp):
+        sp.add_argument("--data", default="resources/datasets",
+                        help="where downloads and stand-in files live (default: %(default)s)")
+        sp.add_argument("--registry", default=None,
+                        help="the dataset registry (default: config/datasets.yaml)")
+
+    sp = sub.add_parser("datasets", help="list every dataset with its state (downloaded, verified, "
+                        "stand-in)")
+    data_args(sp)
+    sp.set_defaults(func=cmd_datasets)
+
+    sp = sub.add_parser("fetch", help="download datasets and verify them (size, sha256)")
+    sp.add_argument("keys", nargs="*", metavar="KEY")
+    sp.add_argument("--all", action="store_true", help="every downloadable dataset")
+    sp.add_argument("--timeout", type=float, default=60.0, help="connect and read timeout, s")
+    sp.add_argument("--retries", type=int, default=4)
+    data_args(sp)
+    sp.set_defaults(func=cmd_fetch)
+
+    sp = sub.add_parser("dataset-graph", help="a registry dataset (real file or labelled stand-in) "
+                        "as the CSR cache, with its origin record")
+    sp.add_argument("dataset", metavar="KEY")
+    sp.add_argument("--mode", choices=["paper", "standin"], default="standin",
+                    help="paper: the real file when it can be had; standin: always the stand-in")
+    sp.add_argument("--scale", type=float, default=1.0,
+                    help="a stand-in at this fraction of the original's size")
+    sp.add_argument("--name", help="the graph's name in tables (default: the key)")
+    reweight_arg(sp)
+    data_args(sp)
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_dataset_graph)
+
+    sp = sub.add_parser("dem", help="convert an elevation grid (registry key, GRASS/ESRI ASCII, "
+                        ".npy or .npz) to z-order binary, as gerritsen2012 section 1.5.1 says")
+    sp.add_argument("source", help="a terrain dataset key or a file")
+    sp.add_argument("--mode", choices=["paper", "standin"], default="standin")
+    sp.add_argument("--scale", type=float, default=1.0)
+    sp.add_argument("--dtype", choices=["uint16", "uint32"], default="uint16")
+    data_args(sp)
+    sp.add_argument("--output", required=True, help="NAME.zgrid (NAME.zgrid.json beside it)")
+    sp.set_defaults(func=cmd_dem)
+
+    sp = sub.add_parser("dem-standin", help="write a diamond-square terrain in Listing 1.1's "
+                        "ASCII format")
+    sp.add_argument("--rows", type=int, default=12555)
+    sp.add_argument("--cols", type=int, default=17630)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--roughness", type=float, default=0.55)
+    sp.add_argument("--output", required=True, help=".asc (or .asc.gz)")
+    sp.set_defaults(func=cmd_dem_standin)
 
     sp = sub.add_parser("sources", help="draw seeded random sources and digest reference distances")
     graph_args(sp)
@@ -370,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")
-    sp.add_argument("--runs", nargs="+", required=True)
+    sp.add_argument("--runs", nargs="*", default=[], help="run tables (none for data-only targets)")
     sp.add_argument("--sources", nargs="+", required=True)
     sp.add_argument("--output", required=True)
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")

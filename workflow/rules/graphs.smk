@@ -16,12 +16,17 @@ rule convert_graph:
         lambda w: graph_file(w.graph),
     output:
         f"{RES}/graphs/{{graph}}.npz",
+    wildcard_constraints:
+        graph=_one_of(FILE_GRAPHS),  # registry datasets: rule dataset_graph (datasets.smk)
+    params:
+        reweight=lambda w: reweight_args(graph_config(w.graph)),
     log:
         f"{RES}/logs/convert/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro convert {input} --name {wildcards.graph} --output {output} 2> {log}"
+        "{PY} -m graphrepro convert {input} --name {wildcards.graph} {params.reweight} "
+        "--output {output} 2> {log}"
 
 
 rule draw_sources:

@@ -3,10 +3,12 @@
 - DIMACS 9th challenge ``.gr``: ``c`` comments, one ``p sp n m`` line, ``a u v w`` arcs, 1-based.
 - SNAP edge lists ``.txt``: ``#`` comments, ``u v`` or ``u v w`` per line; ids as in the file, not
   necessarily contiguous. Without a weight column every arc weighs 1; arcs are taken as listed.
+  SNAP's own header comment ``# Nodes: N Edges: M`` is checked where present.
 - MatrixMarket ``.mtx`` coordinate: banner, ``%`` comments, ``rows cols nnz``, ``i j [value]``,
   1-based; ``symmetric`` matrices give both arcs of each off-diagonal entry.
 
-Any of them may be gzip-compressed (``.gz``). The bulk of each file is tokenised by one numba
+Any of them may be gzip-compressed (``.gz``); a ``.tar.gz`` / ``.tgz`` archive (as SuiteSparse
+ships its matrices: ``<Name>/<Name>.mtx`` inside) is read without unpacking it to disk. The bulk of each file is tokenised by one numba
 loop over the raw bytes, so a malformed line is found without slowing the good path, and every
 error names the file, the line and the problem.
 """
@@ -14,6 +16,8 @@ error names the file, the line and the problem.
 from __future__ import annotations
 
 import gzip
+import re
+import tarfile
 from pathlib import Path
 
 import numba
@@ -33,8 +37,18 @@ _PROBLEMS = {
 }
 
 
+SNAP_VERTICES = ("present", "max_id")
+
+
+def _is_tar(path) -> bool:
+    name = Path(path).name.lower()
+    return name.endswith((".tar.gz", ".tgz", ".tar"))
+
+
 def detect_format(path) -> str:
     name = Path(path).name.lower()
+    if _is_tar(name):
+        return "mtx"  # the only format that comes in archives (SuiteSparse); the member is checked
     if name.endswith(".gz"):
         name = name[:-3]
     suffix = Path(name).suffix
@@ -44,38 +58,78 @@ def detect_format(path) -> str:
     return _SUFFIXES[suffix]
 
 
-def read_graph(path, format: str | None = None, name: str | None = None) -> CSRGraph:
-    """Read a graph file into CSR; ``format`` overrides the extension ('dimacs', 'snap', 'mtx')."""
+def read_graph(path, format: str | None = None, name: str | None = None, *,
+               snap_vertices: str = "present", mtx_values: str = "weights") -> CSRGraph:
+    """Read a graph file into CSR; ``format`` overrides the extension ('dimacs', 'snap', 'mtx').
+
+    ``snap_vertices``: 'present' (default) makes the vertex set the ids that occur in the file,
+    renumbered densely with ``labels`` mapping back; 'max_id' makes it 0..max id, so ids absent
+    from the file become isolated vertices (how safari2017 Table 1 counts roadNet-PA/CA).
+    ``mtx_values``: 'weights' (default) reads integer values as weights; 'ignore' keeps only the
+    sparsity pattern (every stored entry, explicit zeros included) with weight 1, for matrices
+    whose values are not distances (msdoor's real stiffness coefficients).
+    """
     path = Path(path)
     fmt = format or detect_format(path)
     if fmt not in FORMATS:
         raise GraphFormatError(path, None, f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    if snap_vertices not in SNAP_VERTICES:
+        raise GraphFormatError(path, None, f"snap_vertices must be one of {SNAP_VERTICES}")
+    if mtx_values not in ("weights", "ignore"):
+        raise GraphFormatError(path, None, "mtx_values must be 'weights' or 'ignore'")
     if not path.is_file():
         raise GraphFormatError(path, None, "no such file")
-    buf = _read_bytes(path)
-    graph = {"dimacs": _read_dimacs, "snap": _read_snap, "mtx": _read_mtx}[fmt](path, buf)
+    where, buf = _read_bytes(path)
+    if fmt == "dimacs":
+        graph = _read_dimacs(where, buf)
+    elif fmt == "snap":
+        graph = _read_snap(where, buf, snap_vertices)
+    else:
+        graph = _read_mtx(where, buf, mtx_values == "ignore")
     graph.name = name or _stem(path)
     return graph
 
 
 def _stem(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".gr", ".txt", ".mtx", ".el", ".tsv"):
+    for suffix in (".gz", ".tgz", ".tar", ".gr", ".txt", ".mtx", ".el", ".tsv"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name
 
 
-def _read_bytes(path: Path) -> np.ndarray:
+def _read_bytes(path: Path) -> tuple[str, np.ndarray]:
+    """(the name errors should use, the file's bytes); archives name their member too."""
     try:
+        if _is_tar(path):
+            return _read_tar_member(path)
         if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rb") as f:
                 data = f.read()
         else:
             data = path.read_bytes()
-    except (OSError, EOFError, gzip.BadGzipFile) as e:
+    except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError) as e:
         raise GraphFormatError(path, None, f"cannot read: {e}") from None
-    return np.frombuffer(data, dtype=np.uint8)
+    return str(path), np.frombuffer(data, dtype=np.uint8)
+
+
+def _read_tar_member(path: Path) -> tuple[str, np.ndarray]:
+    """The matrix of a SuiteSparse archive: ``<Name>/<Name>.mtx``, or the archive's only .mtx.
+
+    SuiteSparse archives may also hold right-hand sides or coordinates (``<Name>_b.mtx``,
+    ``<Name>_coord.mtx``), so "the only .mtx" is not enough in general.
+    """
+    with tarfile.open(path, "r:*") as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and m.name.lower().endswith(".mtx")]
+        stem = _stem(path)
+        main = [m for m in members if Path(m.name).name == f"{stem}.mtx"]
+        if not main and len(members) == 1:
+            main = members
+        if not main:
+            listed = ", ".join(m.name for m in members) or "none"
+            raise GraphFormatError(path, None, f"archive holds no {stem}.mtx (.mtx members: {listed})")
+        data = tar.extractfile(main[0]).read()
+    return f"{path}!{main[0].name}", np.frombuffer(data, dtype=np.uint8)
 
 
 # --- the byte-level scanner -------------------------------------------------------------------
@@ -86,11 +140,12 @@ def _is_space(c):
 
 
 @numba.njit(cache=True)
-def _scan(buf, pos, prefix, comment, nfields, out):
+def _scan(buf, pos, prefix, comment, nfields, out, ignore_rest=False):
     """Parse data lines from byte ``pos`` on into ``out[row, field]``.
 
     Lines starting with ``comment`` and blank lines are skipped; with ``prefix`` != 0 every data
-    line must start with that character. Returns (rows, status, byte offset of the bad line).
+    line must start with that character; with ``ignore_rest`` whatever follows the first
+    ``nfields`` fields is skipped unread. Returns (rows, status, byte offset of the bad line).
     """
     n = len(buf)
     row = 0
@@ -133,6 +188,9 @@ def _scan(buf, pos, prefix, comment, nfields, out):
             if digits == 0 or digits > 18 or (pos < n and not _is_space(buf[pos]) and buf[pos] != 10):
                 return row, 1, line  # _BAD_NUMBER
             out[row, f] = -value if negative else value
+        if ignore_rest:
+            while pos < n and buf[pos] != 10:
+                pos += 1
         while pos < n and _is_space(buf[pos]):
             pos += 1
         if pos < n and buf[pos] != 10:
@@ -168,13 +226,13 @@ def _line_number(buf: np.ndarray, offset: int) -> int:
 class _Body:
     """The data lines of one file: parsed columns plus enough to point at any row's line."""
 
-    def __init__(self, path, buf, start, prefix, comment, nfields, expect):
+    def __init__(self, path, buf, start, prefix, comment, nfields, expect, ignore_rest=False):
         self.path, self.buf, self.start = path, buf, start
         self.prefix = ord(prefix) if prefix else 0
         self.comment = ord(comment)
         capacity = int(np.count_nonzero(buf[start:] == 10)) + 1
         out = np.empty((capacity, nfields), dtype=np.int64)
-        rows, status, bad = _scan(buf, start, self.prefix, self.comment, nfields, out)
+        rows, status, bad = _scan(buf, start, self.prefix, self.comment, nfields, out, ignore_rest)
         if status != _OK:
             problem = _PROBLEMS[status].format(expect=expect, fields=nfields)
             if status == _BAD_NUMBER and "integers" in expect:
@@ -275,8 +333,16 @@ def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
 
 # --- SNAP -------------------------------------------------------------------------------------
 
-def _read_snap(path, buf) -> CSRGraph:
+_SNAP_COUNTS = re.compile(r"Nodes:\s*(\d+)\s+Edges:\s*(\d+)")
+
+
+def _read_snap(path, buf, vertices: str = "present") -> CSRGraph:
+    announced = None  # SNAP's header comment "# Nodes: N Edges: M", where the file has one
     for number, _, text in _header_lines(buf):
+        if text.startswith("#") and announced is None:
+            found = _SNAP_COUNTS.search(text)
+            if found:
+                announced = (number, int(found.group(1)), int(found.group(2)))
         if text and not text.startswith("#"):
             nfields = len(text.split())
             break
@@ -293,6 +359,21 @@ def _read_snap(path, buf) -> CSRGraph:
         weights = cols[:, 2]
     else:
         weights = np.ones(len(cols), dtype=np.int32)
+    if announced is not None:  # catches a truncated download that still decompresses
+        line, nodes, edges = announced
+        if edges != len(cols):
+            raise GraphFormatError(path, line, f"the header announces {edges} edges but the "
+                                   f"file has {len(cols)}")
+        present = len(np.unique(cols[:, :2]))
+        if nodes != present:
+            raise GraphFormatError(path, line, f"the header announces {nodes} nodes but the "
+                                   f"file's edges name {present}")
+    if vertices == "max_id":
+        n = int(cols[:, :2].max()) + 1 if len(cols) else 0
+        if n > np.iinfo(np.int32).max:
+            body.fail(int(np.argmax(cols[:, :2].max(axis=1))),
+                      f"vertex id {n - 1} is too large to number vertices 0..max id")
+        return CSRGraph.from_arcs(n, cols[:, 0], cols[:, 1], weights, base=0)
     labels, inverse = np.unique(cols[:, :2], return_inverse=True)
     inverse = inverse.reshape(-1, 2)
     return CSRGraph.from_arcs(len(labels), inverse[:, 0], inverse[:, 1], weights, labels=labels)
@@ -300,7 +381,7 @@ def _read_snap(path, buf) -> CSRGraph:
 
 # --- MatrixMarket -----------------------------------------------------------------------------
 
-def _read_mtx(path, buf) -> CSRGraph:
+def _read_mtx(path, buf, ignore_values: bool = False) -> CSRGraph:
     lines = _header_lines(buf)
     number, _, banner = next(lines, (1, 0, ""))
     parts = banner.lower().split()
@@ -327,9 +408,10 @@ def _read_mtx(path, buf) -> CSRGraph:
         raise GraphFormatError(path, None, "no size line")
     if rows != cols_:
         raise GraphFormatError(path, number, f"a graph needs a square matrix, not {rows} x {cols_}")
-    nfields = 2 if field == "pattern" else 3
+    nfields = 2 if field == "pattern" or ignore_values else 3
     body = _Body(path, buf, next_pos, None, "%", nfields,
-                 "an entry line" + (" (weights must be integers)" if field == "real" else ""))
+                 "an entry line" + (" (weights must be integers)" if field == "real" else ""),
+                 ignore_rest=ignore_values and field != "pattern")
     cols = body.columns
     if len(cols) != nnz:
         raise GraphFormatError(path, number, f"the size line announces {nnz} entries but the file "

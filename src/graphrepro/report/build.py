@@ -115,7 +115,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         provenances=_provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
-        stand_ins=_stand_ins(results))
+        stand_ins=_stand_ins(results), terrains=_terrains(results))
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
@@ -133,10 +133,31 @@ def _summary(target, table: pd.DataFrame) -> str | None:
 
 
 def _stand_ins(results: Path) -> list[dict]:
+    """Every graph of this run, with what it is: real data, a labelled stand-in, or synthetic."""
+    from ..datasets.origin import describe_origin
+
     out = []
     for p in sorted((results / "sources").glob("*.json")):
         record = json.loads(p.read_text())
+        origin = record.get("origin") or {}
         out.append({"graph": record["graph"], "stands_for": record.get("stands_for"),
+                    "kind": origin.get("kind"), "data": describe_origin(origin) if origin else "",
+                    "published": origin.get("published") or {},
                     "vertices": record["stats"]["vertices"], "arcs": record["stats"]["arcs"],
                     "sources": len(record["sources"]), "seed": record["seed"]})
+    return out
+
+
+def _terrains(results: Path) -> list[dict]:
+    """Converted elevation grids (gerritsen2012), with what each one is."""
+    from ..datasets.origin import describe_origin
+
+    out = []
+    for p in sorted((results / "terrain").glob("*.zgrid.origin.json")):
+        origin = json.loads(p.read_text())
+        c = origin.get("converted", {})
+        out.append({"name": p.name[: -len(".zgrid.origin.json")], "kind": origin.get("kind"),
+                    "document_name": origin.get("document_name", ""),
+                    "data": describe_origin(origin), "rows": c.get("rows"), "cols": c.get("cols"),
+                    "side": c.get("side"), "unknown": c.get("unknown_values")})
     return out

@@ -25,8 +25,21 @@ def load_stats(paths) -> dict:
     stats = {}
     for p in paths:
         record = json.loads(Path(p).read_text())
-        stats[record["graph"]] = {**record["stats"], "stands_for": record.get("stands_for")}
+        stats[record["graph"]] = {**record["stats"], "stands_for": record.get("stands_for"),
+                                  "origin": record.get("origin")}
     return stats
+
+
+def mark_data(table: pd.DataFrame, stats: dict) -> pd.DataFrame:
+    """Say beside every row measured on a graph what that graph was: real data or a stand-in."""
+    if "graph" not in table.columns or "data" in table.columns or table.empty:
+        return table
+    from ..datasets.origin import describe_origin
+
+    data = [describe_origin((stats.get(g) or {}).get("origin")) for g in table["graph"]]
+    table = table.copy()
+    table.insert(list(table.columns).index("graph") + 1, "data", data)
+    return table
 
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
@@ -40,7 +53,8 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
     # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
     extra = ({"benchmarks": {Path(p).stem: pd.read_csv(p) for p in benchmark_paths}}
              if target.benchmarks else {})
-    table = target.compare(runs, load_stats(source_paths), published(target.document), **extra)
+    stats = load_stats(source_paths)
+    table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     table.to_csv(tmp, index=False)

@@ -1,0 +1,343 @@
+"""From a registry entry to what the workflow reads: a CSR cache or a converted terrain, with an
+origin record that says exactly what the numbers were measured on.
+
+``mode='paper'`` uses the real file, whatever ``scale`` says: already downloaded (and verified),
+or downloaded now when the host answers; otherwise, and always with ``mode='standin'``, the
+registry's stand-in is built, deterministic by seed, at the dataset's exact published counts
+times ``scale`` (a config's small stand-ins; a real file is never shrunk). The origin record (``NAME.origin.json`` beside ``NAME.npz``) carries either
+the URL and sha256 of the real file or the generator, seed and parameters of the stand-in, the
+counts the original has, and why a stand-in was used.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..graph.csr import CSRGraph
+from .download import DownloadError, download, reachable, read_lock, record_lock, sha256_of
+from .registry import DEFAULT_LOCK, Dataset, get_dataset, load_registry
+
+MODES = ("paper", "standin")
+
+
+def local_path(ds: Dataset, data_dir) -> Path | None:
+    """Where the real file lives once downloaded (shared by same_as aliases)."""
+    return Path(data_dir) / ds.file_key / ds.filename if ds.filename else None
+
+
+def lock_for(registry=None) -> Path:
+    """The lock file of first-seen checksums: beside the registry it belongs to."""
+    return Path(registry).with_name("datasets.lock.json") if registry else DEFAULT_LOCK
+
+
+def expected_checksum(ds: Dataset, lock_path=DEFAULT_LOCK) -> tuple[str | None, int | None, str]:
+    """(sha256, size, where it comes from): the registry's published one, else the lock's."""
+    if ds.sha256:
+        return ds.sha256, ds.size, "published"
+    entry = read_lock(lock_path).get(ds.file_key)
+    if entry:
+        return entry["sha256"], entry.get("size"), f"first seen {entry.get('first_seen', '?')}"
+    return None, ds.size, "none yet"
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK) -> str:
+    """Check a file that is present (downloaded or put there by hand); returns its sha256.
+
+    A stamp beside the file remembers a check (size and mtime), so listing datasets does not
+    rehash gigabytes each time. Without any known checksum the file's own becomes the lock's.
+    """
+    st = path.stat()
+    stamp = _stamp(path)
+    if stamp.is_file():
+        digest, size, mtime = stamp.read_text().split()
+        if int(size) == st.st_size and float(mtime) == st.st_mtime:
+            known, _, _ = expected_checksum(ds, lock_path)
+            if known in (None, digest):
+                return digest
+    digest = sha256_of(path)
+    known, size, where = expected_checksum(ds, lock_path)
+    if known is not None and digest != known:
+        raise DownloadError(f"{path}: sha256 {digest} does not match the {where} {known}; "
+                            f"delete the file and fetch it again", verification=True)
+    if size is not None and st.st_size != size:
+        raise DownloadError(f"{path}: {st.st_size:,} bytes, expected {size:,}", verification=True)
+    if known is None:
+        record_lock(lock_path, ds.file_key, url=ds.url or "", file=ds.filename,
+                    size=st.st_size, sha256=digest)
+    stamp.write_text(f"{digest} {st.st_size} {st.st_mtime!r}\n")
+    return digest
+
+
+def fetch(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, progress: bool = True,
+          timeout=(10.0, 60.0), retries: int = 4) -> tuple[Path, str]:
+    """The real file, downloaded if absent, verified; (path, sha256)."""
+    if ds.source != "download":
+        raise InputError(f"{ds.key}: nothing to download ({ds.source})")
+    from .download import _locked
+
+    path = local_path(ds, data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):  # parallel jobs (calnev and its alias roadnet_cal) share one download
+        if not path.is_file():
+            sha, size, _ = expected_checksum(ds, lock_path)
+            download(ds.url, path, sha256=sha, size=size, mirrors=ds.mirrors, timeout=timeout,
+                     retries=retries, progress=progress)
+        return path, verify_local(ds, path, lock_path)
+
+
+def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK) -> str:
+    """What `graphrepro datasets` shows: verified / downloaded / stand-in / embedded."""
+    if ds.source == "embedded":
+        try:
+            _embedded_array(ds)
+            return "embedded (real, installed with " + ds.package + ")"
+        except Exception as e:  # noqa: BLE001 - any failure to load means "not available"
+            return f"embedded but unavailable ({e}); stand-in"
+    if ds.source == "unpublished":
+        return "stand-in (no public copy)"
+    path = local_path(ds, data_dir)
+    part = path.with_name(path.name + ".part")
+    if path.is_file():
+        try:
+            verify_local(ds, path, lock_path)
+        except DownloadError as e:
+            return f"downloaded but BAD: {e}"
+        _, _, where = expected_checksum(ds, lock_path)
+        return f"downloaded, verified (sha256 {where})"
+    if part.is_file():
+        return f"partial download ({part.stat().st_size:,} bytes; fetch resumes); stand-in"
+    return "not downloaded: stand-in"
+
+
+# --- stand-ins ------------------------------------------------------------------------------
+
+def scaled_counts(ds: Dataset, scale: float) -> tuple[int, int]:
+    if not 0 < scale <= 1:
+        raise InputError(f"scale must be in (0, 1], not {scale}")
+    n = max(16, int(round(ds.vertices * scale)))
+    a = int(round(ds.arcs * scale))
+    if ds.arcs % 2 == 0:
+        a -= a % 2  # symmetric graphs keep an even arc count
+    return n, a
+
+
+def standin_graph(ds: Dataset, scale: float = 1.0) -> tuple[CSRGraph, dict]:
+    from ..graph import generate
+
+    params = dict(ds.standin)
+    kind = params.pop("generator")
+    seed = params.pop("seed")
+    n, a = scaled_counts(ds, scale)
+    if kind == "road_like":
+        graph = generate.road_like(n, a, seed=seed, **params)
+    elif kind == "rmat":
+        graph = generate.rmat(n, a, seed=seed, **params)
+    elif kind == "mesh3d":
+        graph = generate.mesh3d(n, a, seed=seed, **params)
+    else:
+        raise InputError(f"{ds.key}: {kind} makes terrain, not a graph")
+    return graph, {"generator": kind, "seed": seed, "params": params, "scale": scale,
+                   "vertices": n, "arcs": a}
+
+
+def _apply_weights(graph: CSRGraph, ds: Dataset) -> CSRGraph:
+    if isinstance(ds.weights, dict):
+        from ..graph.generate import reweight
+
+        r = ds.weights["random"]
+        return reweight(graph, r["low"], r["high"], r["seed"])
+    return graph
+
+
+# --- graphs ---------------------------------------------------------------------------------
+
+def _published(ds: Dataset) -> dict:
+    return {"vertices": ds.vertices, "arcs": ds.arcs, "rows": ds.rows, "cols": ds.cols}
+
+
+def obtain_real(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, online_timeout: float = 3.0,
+                log=print) -> tuple[Path | None, str, str]:
+    """(path, sha256, "") of the verified real file, or (None, "", why not)."""
+    if ds.source != "download":
+        return None, "", {"unpublished": "no public copy of this dataset is known",
+                          "embedded": "embedded"}.get(ds.source, ds.source)
+    path = local_path(ds, data_dir)
+    if not path.is_file():
+        ok, why = reachable(ds.url, timeout=online_timeout)
+        if not ok and not why.startswith("HTTP"):  # an HTTP answer: let the download say more
+            return None, "", f"{ds.url} cannot be reached ({why})"
+    try:
+        path, digest = fetch(ds, data_dir, lock_path=lock_path, progress=True)
+    except DownloadError as e:
+        if e.verification:  # the wrong file is an error to fix, not a reason for a stand-in
+            raise
+        return None, "", str(e)
+    return path, digest, ""
+
+
+def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets",
+                scale: float = 1.0, lock_path=None, registry=None,
+                log=lambda m: print(m, file=sys.stderr)) -> tuple[CSRGraph, dict]:
+    """The graph a config's ``dataset: KEY`` entry means, and its origin record."""
+    if mode not in MODES:
+        raise InputError(f"datasets mode must be one of {MODES}, not {mode!r}")
+    ds = get_dataset(key, registry)
+    lock_path = lock_path or lock_for(registry)
+    origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
+              "title": ds.title, "published": _published(ds),
+              "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if ds.is_terrain:
+        from ..terrain import grid_graph
+
+        elevation, terrain_origin = terrain_array(ds, mode=mode, data_dir=data_dir, scale=scale,
+                                                  lock_path=lock_path, log=log)
+        graph = grid_graph(elevation, neighbours=8, weight="sssp", name=key)
+        origin.update(terrain_origin, graph="8-neighbour grid graph, weight |h(i) - h(j)| "
+                      "(gerritsen2012 section 1.5.1, SSSP)")
+        return graph, origin
+    if mode == "paper":
+        path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
+        if path is not None:
+            from ..graph.formats import read_graph
+
+            graph = read_graph(path, ds.format, name=key, snap_vertices=ds.snap_vertices,
+                               mtx_values=ds.mtx_values)
+            graph = _apply_weights(graph, ds)
+            origin.update(kind="real", url=ds.url, file=str(path), sha256=digest,
+                          weights=ds.weights)
+            return graph, origin
+        log(f"{key}: using the stand-in: {why}")
+    else:
+        why = "config asks for stand-ins (datasets: standin)"
+    graph, info = standin_graph(ds, scale)
+    graph.name = key
+    graph = _apply_weights(graph, ds)
+    weights = ds.weights if isinstance(ds.weights, dict) else ds.standin.get("weights", "unit")
+    origin.update(kind="stand-in", reason=why, weights=weights, **info)
+    return graph, origin
+
+
+# --- terrain --------------------------------------------------------------------------------
+
+def _embedded_array(ds: Dataset) -> np.ndarray:
+    if ds.package != "matplotlib":
+        raise InputError(f"{ds.key}: embedded data from {ds.package} is not supported")
+    from matplotlib import cbook
+
+    with cbook.get_sample_data(ds.resource) as z:  # an NpzFile for .npz sample data
+        return np.array(z["elevation"])
+
+
+def _scaled_dims(ds: Dataset, scale: float) -> tuple[int, int]:
+    if not 0 < scale <= 1:
+        raise InputError(f"scale must be in (0, 1], not {scale}")
+    return max(2, int(round(ds.rows * scale))), max(2, int(round(ds.cols * scale)))
+
+
+def terrain_standin_file(ds: Dataset, data_dir, scale: float = 1.0, log=print) -> tuple[Path, dict]:
+    """The stand-in in the dataset's own ASCII format (Listing 1.1), written once and kept."""
+    from ..terrain import write_standin
+
+    rows, cols = _scaled_dims(ds, scale)
+    params = dict(ds.standin)
+    kind, seed = params.pop("generator"), params.pop("seed")
+    if kind != "diamond_square":
+        raise InputError(f"{ds.key}: terrain stand-ins are diamond_square, not {kind}")
+    path = Path(data_dir) / ds.key / f"{ds.key}_standin_{rows}x{cols}_seed{seed}.asc"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log(f"{ds.key}: writing the diamond-square stand-in {rows} x {cols} to {path}")
+        write_standin(path, rows=rows, cols=cols, seed=seed, **params)
+    return path, {"generator": kind, "seed": seed, "params": params, "scale": scale,
+                  "rows": rows, "cols": cols, "file": str(path)}
+
+
+def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=DEFAULT_LOCK,
+                  log=print) -> tuple[np.ndarray, dict]:
+    """A terrain as a cleaned integer array (for grid graphs), with its origin."""
+    import tempfile
+
+    from ..terrain import open_zgrid, to_rows
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / f"{ds.key}.zgrid"
+        origin = convert_terrain(ds.key, out, mode=mode, data_dir=data_dir, scale=scale,
+                                 lock_path=lock_path, log=log)
+        z, meta = open_zgrid(out)
+        rows = to_rows(z, meta)
+        del z
+    return rows, origin
+
+
+def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resources/datasets",
+                    scale: float = 1.0, dtype: str = "uint16", lock_path=None,
+                    registry=None, log=lambda m: print(m, file=sys.stderr)) -> dict:
+    """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin.
+
+    Embedded real data (Jacksboro) is always used as it is; a downloadable grid is used in paper
+    mode when it can be had; otherwise the diamond-square stand-in (times ``scale``).
+    """
+    from ..terrain import convert_array, convert_file
+
+    ds = get_dataset(key, registry)
+    lock_path = lock_path or lock_for(registry)
+    if not ds.is_terrain:
+        raise InputError(f"{key} is a graph, not a terrain")
+    origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
+              "title": ds.title, "published": _published(ds)}
+    path, why = None, ""
+    if ds.source == "embedded":
+        if scale != 1:
+            raise InputError(f"{key} is real embedded data; it has no reduced stand-in (scale 1)")
+        origin.update(kind="real", embedded=f"{ds.package} sample data {ds.resource}")
+        meta = convert_array(_embedded_array(ds), output, source=dict(origin), dtype=dtype)
+    else:
+        if ds.source == "download" and mode == "paper":
+            path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
+            if path is None:
+                log(f"{key}: using the stand-in: {why}")
+        if path is not None:
+            origin.update(kind="real", url=ds.url, sha256=digest)
+        else:
+            path, info = terrain_standin_file(ds, data_dir, scale, log=log)
+            reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
+                      else why or "config asks for stand-ins")
+            origin.update(kind="stand-in", reason=reason, **info)
+        meta = convert_file(path, output, dtype=dtype, source=dict(origin))
+    origin["converted"] = {k: meta[k] for k in ("rows", "cols", "side", "dtype", "unknown_values",
+                                                "negatives_set_to_zero", "max", "bytes")}
+    return origin
+
+
+def list_datasets(data_dir, lock_path=None, registry=None) -> list[dict]:
+    rows = []
+    lock_path = lock_path or lock_for(registry)
+    for key, ds in load_registry(str(registry) if registry else None).items():
+        rows.append({"key": key, "name": ds.name, "documents": ", ".join(ds.documents),
+                     "format": ds.format, "source": ds.source + (f" ({ds.same_as})" if ds.same_as else ""),
+                     "size": (f"{ds.vertices:,} V / {ds.arcs:,} A" if ds.vertices
+                              else f"{ds.rows:,} x {ds.cols:,}" if ds.rows else ""),
+                     "state": state(ds, data_dir, lock_path)})
+    return rows
+
+
+def write_origin(path, origin: dict) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(origin, indent=1, default=str) + "\n")
+    tmp.replace(path)
+
+
+def origin_path(npz_path) -> Path:
+    p = Path(npz_path)
+    return p.with_name(p.name[:-4] + ".origin.json" if p.name.endswith(".npz") else p.name + ".origin.json")

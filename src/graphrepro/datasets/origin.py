@@ -1,0 +1,26 @@
+"""How a graph's origin record is said in tables and in the report."""
+
+from __future__ import annotations
+
+
+def describe_origin(origin: dict | None) -> str:
+    """One line saying what a graph is: the real file (URL, sha256) or which stand-in."""
+    if not origin:
+        return "synthetic (config generator)"
+    kind = origin.get("kind")
+    extra = ""
+    if origin.get("reweight"):
+        r = origin["reweight"]
+        extra = f"; weights replaced by random {r['low']}..{r['high']} (seed {r['seed']})"
+    if kind == "real":
+        where = origin.get("url") or origin.get("embedded") or origin.get("file", "")
+        sha = origin.get("sha256")
+        return f"real: {where}" + (f" (sha256 {sha[:12]}...)" if sha else "") + extra
+    if kind == "stand-in":
+        scale = origin.get("scale", 1)
+        size = "paper-size" if scale == 1 else f"scale {scale:g}"
+        return (f"STAND-IN ({size} {origin.get('generator')}, seed {origin.get('seed')}) for "
+                f"{origin.get('document_name', '?')}: {origin.get('reason', '')}{extra}")
+    if kind == "file":
+        return f"file {origin.get('file', '')}{extra}"
+    return str(kind or "unknown") + extra

@@ -1,0 +1,108 @@
+"""The dataset registry (``config/datasets.yaml``): one entry per dataset the documents use.
+
+Loaded once, validated against ``config/schema/datasets.schema.yaml``; ``same_as`` entries
+(senthilkumar's roadNet-CAL is DIMACS CAL) resolve to the entry they name for everything about
+the file, and keep their own name and documents.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..errors import InputError
+
+REPO = Path(__file__).resolve().parents[3]
+DEFAULT_REGISTRY = REPO / "config" / "datasets.yaml"
+SCHEMA = REPO / "config" / "schema" / "datasets.schema.yaml"
+DEFAULT_LOCK = REPO / "config" / "datasets.lock.json"
+GRAPH_FORMATS = ("dimacs", "snap", "mtx")
+TERRAIN_FORMATS = ("grass_ascii", "esri_ascii", "npy", "npz")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    key: str
+    name: str
+    title: str
+    documents: dict
+    source: str  # download | embedded | unpublished (same_as is resolved away)
+    format: str
+    url: str | None = None
+    mirrors: tuple = ()
+    file: str | None = None
+    size: int | None = None
+    sha256: str | None = None
+    sha256_source: str | None = None
+    vertices: int | None = None
+    arcs: int | None = None
+    rows: int | None = None
+    cols: int | None = None
+    snap_vertices: str = "present"
+    mtx_values: str = "weights"
+    weights: object = "file"
+    standin: dict = field(default_factory=dict)
+    package: str | None = None
+    resource: str | None = None
+    notes: str = ""
+    same_as: str | None = None  # the key whose file this one is
+
+    @property
+    def is_terrain(self) -> bool:
+        return self.format in TERRAIN_FORMATS
+
+    @property
+    def file_key(self) -> str:
+        """The key whose file this is (downloads are shared between same_as aliases)."""
+        return self.same_as or self.key
+
+    @property
+    def filename(self) -> str | None:
+        if self.file:
+            return self.file
+        return self.url.rsplit("/", 1)[-1] if self.url else None
+
+
+def _validate(raw: dict, path: Path) -> None:
+    import jsonschema
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    try:
+        jsonschema.validate(raw, schema)
+    except jsonschema.ValidationError as e:
+        where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+        raise InputError(f"{path}: {where}: {e.message}") from None
+
+
+@functools.lru_cache(maxsize=4)
+def load_registry(path: str | Path | None = None) -> dict[str, Dataset]:
+    path = Path(path or DEFAULT_REGISTRY)
+    if not path.is_file():
+        raise InputError(f"{path}: no dataset registry there")
+    raw = yaml.safe_load(path.read_text())
+    _validate(raw, path)
+    entries = raw["datasets"]
+    out = {}
+    for key, entry in entries.items():
+        entry = dict(entry)
+        same_as = entry.pop("same_as", None)
+        if same_as is not None:
+            if same_as not in entries or "same_as" in entries[same_as]:
+                raise InputError(f"{path}: {key}: same_as {same_as!r} must name a dataset with a file")
+            own = {k: entry[k] for k in ("name", "title", "documents", "notes") if k in entry}
+            entry = {**entries[same_as], **own}
+        entry.setdefault("format", "npz")
+        entry["mirrors"] = tuple(entry.get("mirrors", ()))
+        out[key] = Dataset(key=key, same_as=same_as, **entry)
+    return out
+
+
+def get_dataset(key: str, registry: str | Path | None = None) -> Dataset:
+    reg = load_registry(str(registry) if registry else None)
+    if key not in reg:
+        raise InputError(f"unknown dataset {key!r}; `python -m graphrepro datasets` lists them "
+                         f"({', '.join(reg)})")
+    return reg[key]
