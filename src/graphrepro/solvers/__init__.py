@@ -16,6 +16,7 @@ from .base import INF, SolverSpec, SolveResult, all_solvers, check_source, get_s
 _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
+    "graphrepro.solvers.native",
     "graphrepro.solvers.safari2017.harish",
 )
 
