@@ -17,6 +17,7 @@ validate(config, os.path.join(workflow.basedir, "config", "schema", "config.sche
 include: "workflow/rules/common.smk"
 include: "workflow/rules/graphs.smk"
 include: "workflow/rules/runs.smk"
+include: "workflow/rules/native.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/report.smk"
 

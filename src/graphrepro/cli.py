@@ -206,8 +206,16 @@ def cmd_run(args) -> int:
 def cmd_compare(args) -> int:
     from .report.tables import build_target_table
 
-    build_target_table(args.target, args.runs, args.sources, Path(args.output),
-                       figure=Path(args.figure) if args.figure else None)
+    from .experiments import get_target
+
+    table = build_target_table(args.target, args.runs, args.sources, Path(args.output),
+                               figure=Path(args.figure) if args.figure else None)
+    if get_target(args.target).prints:  # a benchmark: show the numbers where snakemake runs
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_columns", None,
+                               "display.float_format", "{:.4g}".format):
+            print(f"{args.target}:\n{table.fillna('').to_string(index=False)}")
     return 0
 
 

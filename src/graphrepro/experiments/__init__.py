@@ -24,6 +24,7 @@ class Target:
     compare: Callable[..., pd.DataFrame] | None = None  # (runs, stats, published) -> table
     figure: Callable | None = None  # (runs, ax) -> None
     planned: int | None = None  # issue number while not built
+    prints: bool = False  # a benchmark: `compare` also prints its table to standard output
 
     @property
     def ready(self) -> bool:
@@ -41,7 +42,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import planned, safari2017  # noqa: F401  (registration)
+    from . import baselines, planned, safari2017  # noqa: F401  (registration)
 
     return list(_TARGETS.values())
 
