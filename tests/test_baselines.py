@@ -212,4 +212,4 @@ def test_parallel_delta_stepping_keeps_thin_rounds_serial_and_checks_threads():
 
     with pytest.raises(InputError, match="threads must be"):
         get_solver("delta_stepping_par").prepare(graph, threads=numba.config.NUMBA_NUM_THREADS + 1)
-    assert get_solver("delta_stepping_par").defaults == {"delta": 0, "threads": 0, "grain": 4096}
+    assert get_solver("delta_stepping_par").defaults == {"delta": 0, "threads": 0, "grain": 16384}

@@ -1,13 +1,15 @@
 """CPU baselines the documents compare against: Bellman-Ford, BFS, scipy's Dijkstra, delta-stepping.
 
 All run on the CPU (document "reference") and read the same CSR arrays as every other solver.
-Our own code is sequential numba; each solve returns the counters the literature argues with
-(passes, arcs relaxed, buckets, phases). Distances are int64 with INF for unreachable vertices.
+Our own code is numba, sequential except ``delta_stepping_par``; each solve returns the counters
+the literature argues with (passes, arcs relaxed, buckets, phases). Distances are int64 with INF
+for unreachable vertices.
 
 - ``bellman_ford``: passes over all arcs until a pass changes nothing.
 - ``bfs``: hop counts, *not* weighted distances (see :func:`bfs`).
 - ``scipy_dijkstra``: ``scipy.sparse.csgraph.dijkstra`` behind the solver interface.
 - ``delta_stepping``: Meyer & Sanders' buckets of width ``delta``, light/heavy arcs.
+- ``delta_stepping_par``: the multicore baseline, GAP-style delta-stepping over numba threads.
 """
 
 from __future__ import annotations
@@ -561,8 +563,8 @@ def parallel_delta_stepping_csr(indptr, indices, weights, source, delta, num_slo
                       "per-thread buckets, atomic-min relaxation; numba prange); delta=0: "
                       "max(1, mean weight); threads=0: all numba threads; rounds under grain arcs "
                       "run on one thread",
-          defaults={"delta": 0, "threads": 0, "grain": 4096})
-def delta_stepping_par(graph, delta=0, threads=0, grain=4096):
+          defaults={"delta": 0, "threads": 0, "grain": 16384})
+def delta_stepping_par(graph, delta=0, threads=0, grain=16384):
     delta, num_slots = _checked_delta(graph, delta)
     available = numba.config.NUMBA_NUM_THREADS
     if threads < 0 or threads > available:
