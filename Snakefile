@@ -18,6 +18,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/graphs.smk"
 include: "workflow/rules/runs.smk"
+include: "workflow/rules/native.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/report.smk"
 

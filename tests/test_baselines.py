@@ -1,4 +1,5 @@
-"""The CPU baselines (Bellman-Ford, BFS, scipy's Dijkstra, delta-stepping) against the reference.
+"""The CPU baselines (Bellman-Ford, BFS, scipy's Dijkstra, delta-stepping sequential and
+parallel) against the reference.
 
 BFS computes hop counts, not weighted distances: it is checked against Dijkstra on a copy of the
 graph with every weight 1.
@@ -16,7 +17,7 @@ from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.solvers import INF, all_solvers, get_solver, solve
 
-WEIGHTED = ("bellman_ford", "scipy_dijkstra", "delta_stepping")
+WEIGHTED = ("bellman_ford", "scipy_dijkstra", "delta_stepping", "delta_stepping_par")
 
 
 def unit_weights(graph: CSRGraph) -> CSRGraph:
@@ -166,3 +167,49 @@ def test_bfs_passes_the_harness_check_against_unit_weight_dijkstra():
     wrong[np.flatnonzero((hops > 0) & (hops != INF))[0]] += 1
     with pytest.raises(VerificationError):
         verify.check(graph, sources[0], wrong, solver="bfs", metric="hops")
+
+
+# --- parallel delta-stepping -----------------------------------------------------------------------
+
+def test_atomic_min_returns_the_old_value_and_keeps_the_minimum():
+    import numba
+
+    from graphrepro.solvers.baselines import _atomic_min
+
+    @numba.njit
+    def apply(a, i, v):
+        return _atomic_min(a, i, v)
+
+    a = np.array([5, INF], dtype=np.int64)
+    assert apply(a, 0, 7) == 5 and a[0] == 5
+    assert apply(a, 0, 3) == 5 and a[0] == 3
+    assert apply(a, 1, 0) == INF and a.tolist() == [3, 0]
+
+
+@pytest.mark.parametrize("case", list(GRIDS))
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("delta", [1, 0, 5000])
+def test_parallel_delta_stepping_with_every_round_parallel(case, threads, delta):
+    # grain=1 sends every round through the parallel region (the default keeps thin rounds serial)
+    import numba
+
+    threads = min(threads, numba.config.NUMBA_NUM_THREADS)
+    graph, source = GRIDS[case]
+    result = run("delta_stepping_par", graph, source, delta=delta, threads=threads, grain=1)
+    np.testing.assert_array_equal(result.distances, solve(graph, source))
+    c = result.counters
+    assert c["threads"] == threads
+    assert 1 <= c["buckets"] <= c["phases"]
+    assert 1 <= c["parallel_phases"] <= c["phases"]  # all but rounds whose frontier has no arcs
+    assert c["pushes"] <= c["arcs_relaxed"]
+
+
+def test_parallel_delta_stepping_keeps_thin_rounds_serial_and_checks_threads():
+    graph, source = GRIDS["connected"]
+    c = run("delta_stepping_par", graph, source, grain=10**9).counters
+    assert c["parallel_phases"] == 0
+    import numba
+
+    with pytest.raises(InputError, match="threads must be"):
+        get_solver("delta_stepping_par").prepare(graph, threads=numba.config.NUMBA_NUM_THREADS + 1)
+    assert get_solver("delta_stepping_par").defaults == {"delta": 0, "threads": 0, "grain": 16384}

@@ -221,6 +221,7 @@ def test_targets_lists_the_ready_ones_with_descriptions():
     assert lines["safari2017_table2"].startswith("safari2017 Table 2: space, kernel launches")
     assert lines["safari2017_fig4"].startswith("safari2017 Figure 4: LBR with relaxation depth")
     assert {"an2017_fig1", "an2017_transfers"} <= set(lines)
+    assert "bench_cpu" in lines
 
 
 def test_targets_all_adds_the_planned_ones_with_their_issue():

@@ -74,9 +74,45 @@ def cmd_solve(args) -> int:
 def cmd_solvers(args) -> int:
     from .solvers import all_solvers
 
+    if args.problem == "mst":
+        from .mst import all_mst_solvers
+
+        for s in all_mst_solvers():
+            print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}")
+        return 0
     for s in all_solvers():
         defaults = " ".join(f"{k}={v}" for k, v in s.defaults.items())
         print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}" + (f" [{defaults}]" if defaults else ""))
+    return 0
+
+
+def cmd_mst(args) -> int:
+    """A minimum spanning forest: `u v weight` per edge in the file's numbering; stdout ends with
+    `weight W edges E` (outside checks rely on that line)."""
+    from . import mst
+
+    edges = mst.load_edges(args.graph, args.format)
+    spec = mst.get_mst_solver(args.solver)
+    result = spec.prepare(edges).solve()
+    if not args.no_verify:
+        mst.check(edges, result, solver=spec.name)
+    u, v = edges.label_of(result.u).tolist(), edges.label_of(result.v).tolist()
+    lines = "".join(f"{a} {b} {c}\n" for a, b, c in zip(u, v, np.asarray(result.w).tolist()))
+    _atomic_write_text(Path(args.output), lines)
+    print(f"{spec.name}: {edges.num_vertices} vertices, {edges.num_edges} edges, "
+          f"{edges.components()} components, solve {result.solve_ms:.3f} ms"
+          + ("" if args.no_verify else ", verified"), file=sys.stderr)
+    print(f"weight {result.weight} edges {len(u)}")
+    return 0
+
+
+def cmd_build_native(args) -> int:
+    from . import native
+
+    directory = Path(args.out) if args.out else native.native_dir()
+    manifest = native.build(directory, force=args.force)
+    print(f"{directory}: {', '.join(manifest['programs'])} ({manifest.get('compiler_version', '')}, "
+          f"Boost {manifest.get('boost', '?')})", file=sys.stderr)
     return 0
 
 
@@ -369,9 +405,17 @@ def cmd_transfers(args) -> int:
 def cmd_compare(args) -> int:
     from .report.tables import build_target_table
 
-    build_target_table(args.target, args.runs, args.sources, Path(args.output),
-                       figure=Path(args.figure) if args.figure else None,
-                       benchmark_paths=args.benchmarks)
+    from .experiments import get_target
+
+    table = build_target_table(args.target, args.runs, args.sources, Path(args.output),
+                               figure=Path(args.figure) if args.figure else None,
+                               benchmark_paths=args.benchmarks)
+    if get_target(args.target).prints:  # a benchmark: show the numbers where snakemake runs
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_columns", None,
+                               "display.float_format", "{:.4g}".format):
+            print(f"{args.target}:\n{table.fillna('').to_string(index=False)}")
     return 0
 
 
@@ -420,7 +464,22 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_solve)
 
     sp = sub.add_parser("solvers", help="list solvers: name, device, document, description")
+    sp.add_argument("--problem", choices=["sssp", "mst"], default="sssp",
+                    help="shortest paths (what `solve` takes) or minimum spanning forests (`mst`)")
     sp.set_defaults(func=cmd_solvers)
+
+    sp = sub.add_parser("mst", help="a minimum spanning forest, written one edge per line")
+    graph_args(sp, name=False)
+    sp.add_argument("--solver", default="kruskal", help="a name from `graphrepro solvers --problem mst`")
+    sp.add_argument("--output", required=True, help="'u v weight' per tree edge, in the file's numbering")
+    sp.add_argument("--no-verify", action="store_true",
+                    help="skip the check (spanning forest, weight of the Kruskal reference)")
+    sp.set_defaults(func=cmd_mst)
+
+    sp = sub.add_parser("build-native", help="compile the C++ baselines (BGL, plain C++) with g++ -O3")
+    sp.add_argument("--out", help="where the binaries go (default: build/native, or $GRAPHREPRO_NATIVE_DIR)")
+    sp.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    sp.set_defaults(func=cmd_build_native)
 
     sp = sub.add_parser("targets", help="list the snakemake targets, one per published table or figure")
     sp.add_argument("--all", action="store_true", help="include the ones still planned")

@@ -29,6 +29,7 @@ class Target:
     # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
     # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
     benchmarks: tuple[str, ...] = ()
+    prints: bool = False  # a benchmark: `compare` also prints its table to standard output
 
     @property
     def ready(self) -> bool:
@@ -46,7 +47,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import an2017, planned, safari2017  # noqa: F401  (registration)
+    from . import an2017, baselines, planned, safari2017  # noqa: F401  (registration)
 
     return list(_TARGETS.values())
 

@@ -431,7 +431,7 @@ def figure_fig4(runs: pd.DataFrame, ax) -> None:
 
 # --- CalNev comparison ------------------------------------------------------------------------
 
-CALNEV_RUNS = ("dijkstra", "harish", "lbr", PERSISTENT)
+CALNEV_RUNS = ("bgl_dijkstra", "dijkstra", "delta_stepping_par", "harish", "lbr", PERSISTENT)
 # The paper's systems, and which of our runs answers each (None: we have no counterpart).
 CALNEV_OURS = {"LBR (GeForce GT 630)": "lbr", "Boost Graph Library [24]": "bgl_dijkstra",
                "Davidson et al. [8] (GTX 680)": None, "LonestarGPU [4]": None,

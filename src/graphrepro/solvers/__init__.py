@@ -19,6 +19,7 @@ from .base import (INF, SolverSpec, SolveResult, all_solvers, check_source, get_
 _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
+    "graphrepro.solvers.native",
     "graphrepro.solvers.safari2017.harish",
     "graphrepro.solvers.safari2017.lbr",
     "graphrepro.solvers.an2017.bellman_ford",

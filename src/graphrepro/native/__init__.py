@@ -1,0 +1,230 @@
+"""Native (C++) baselines: their sources ship inside the package, the binaries are built on demand.
+
+The C++ sources live here, as package data, so that ``python -m graphrepro build-native`` works
+from any install (a wheel, an editable checkout, the workflow) without knowing where the
+repository is; the binaries go to ``build/native/`` of the working directory (git-ignored; the
+workflow's ``build_native`` rule makes the same files), or wherever ``GRAPHREPRO_NATIVE_DIR``
+points. Boost comes from the PyPI package ``boost-headers``, so no system Boost is needed.
+
+A binary is rebuilt whenever its sources change: ``manifest.json`` records each one's source
+digest, the compiler and the flags. The programs read a graph exported by :func:`write_csr` or
+:func:`write_edges` once, then answer many requests, and time only the algorithm.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import GraphreproError
+
+PROGRAMS = ("cpp_dijkstra", "bgl_dijkstra", "bgl_mst")
+HEADER = "graphrepro_io.hpp"
+FLAGS = ["-O3", "-DNDEBUG", "-std=c++17"]
+CSR_MAGIC = b"GRCSR01\0"
+EDGES_MAGIC = b"GREDG01\0"
+
+
+class NativeBuildError(GraphreproError):
+    """The native baselines cannot be built here (no compiler, no Boost, a compile error)."""
+
+
+def native_dir() -> Path:
+    return Path(os.environ.get("GRAPHREPRO_NATIVE_DIR", "build/native"))
+
+
+def _source(name: str) -> str:
+    return (resources.files(__name__) / name).read_text()
+
+
+def source_digest(program: str) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    for name in (f"{program}.cpp", HEADER):
+        h.update(_source(name).encode())
+    h.update(" ".join(FLAGS).encode())
+    return h.hexdigest()
+
+
+def find_compiler() -> str:
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if not cxx or not shutil.which(shlex.split(cxx)[0]):
+        raise NativeBuildError(
+            "no C++ compiler found for the native baselines (bgl_dijkstra, cpp_dijkstra, "
+            "bgl_kruskal, bgl_prim): install g++ (Debian/Ubuntu: apt-get install g++; "
+            "Fedora: dnf install gcc-c++; conda: conda install -c conda-forge gxx) or set CXX")
+    return cxx
+
+
+def boost_include() -> Path:
+    explicit = os.environ.get("BOOST_INCLUDE")
+    if explicit:
+        path = Path(explicit)
+    else:
+        try:
+            import boost_headers
+        except ImportError:
+            raise NativeBuildError(
+                "Boost headers not found for the native baselines: pip install boost-headers "
+                "(a dependency of graphrepro) or set BOOST_INCLUDE to a directory holding "
+                "boost/graph/") from None
+        path = Path(boost_headers.get_include())
+    if not (path / "boost" / "graph" / "dijkstra_shortest_paths.hpp").is_file():
+        raise NativeBuildError(f"{path} holds no boost/graph/: pip install boost-headers or "
+                               f"point BOOST_INCLUDE at a Boost include directory")
+    return path
+
+
+@contextmanager
+def _locked(directory: Path):
+    """One builder at a time per directory (parallel workflow jobs may ask together)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _manifest(directory: Path) -> dict:
+    try:
+        return json.loads((directory / "manifest.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {"programs": {}}
+
+
+def _up_to_date(directory: Path, manifest: dict, program: str) -> bool:
+    entry = manifest.get("programs", {}).get(program)
+    return bool(entry and entry.get("source_digest") == source_digest(program)
+                and (directory / program).is_file())
+
+
+def build(directory: Path | None = None, *, force: bool = False, log=None) -> dict:
+    """Compile every program that is missing or stale into ``directory``; return the manifest."""
+    directory = Path(directory or native_dir())
+    log = log or (lambda m: print(m, file=sys.stderr))
+    with _locked(directory):
+        manifest = _manifest(directory)
+        stale = [p for p in PROGRAMS if force or not _up_to_date(directory, manifest, p)]
+        if stale:
+            cxx = find_compiler()
+            include = boost_include()
+            version = subprocess.run([*shlex.split(cxx), "--version"], capture_output=True,
+                                     text=True).stdout.splitlines()[:1]
+            with tempfile.TemporaryDirectory(prefix="graphrepro-native-") as tmp:
+                for name in (HEADER, *(f"{p}.cpp" for p in PROGRAMS)):
+                    Path(tmp, name).write_text(_source(name))
+                for program in stale:
+                    target = directory / program
+                    partial = directory / f"{program}.part"
+                    cmd = [*shlex.split(cxx), *FLAGS, "-isystem", str(include),
+                           str(Path(tmp, f"{program}.cpp")), "-o", str(partial)]
+                    log(f"building {target}: {' '.join(cmd)}")
+                    done = subprocess.run(cmd, capture_output=True, text=True)
+                    if done.returncode != 0:
+                        partial.unlink(missing_ok=True)
+                        raise NativeBuildError(f"compiling {program} failed:\n{done.stderr[-4000:]}")
+                    partial.replace(target)
+                    manifest.setdefault("programs", {})[program] = {
+                        "binary": program, "source_digest": source_digest(program)}
+            manifest.update(compiler=cxx, compiler_version=(version or [""])[0],
+                            flags=FLAGS, boost_include=str(include), boost=_boost_version(include))
+            tmp_manifest = directory / "manifest.json.part"
+            tmp_manifest.write_text(json.dumps(manifest, indent=1) + "\n")
+            tmp_manifest.replace(directory / "manifest.json")
+        return manifest
+
+
+def _boost_version(include: Path) -> str:
+    for line in (include / "boost" / "version.hpp").read_text().splitlines():
+        if line.startswith("#define BOOST_LIB_VERSION"):
+            return line.split('"')[1].replace("_", ".")
+    return "unknown"
+
+
+def binary(program: str) -> Path:
+    """The program's binary, built first if it is missing or its sources changed."""
+    directory = native_dir()
+    if not _up_to_date(directory, _manifest(directory), program):
+        build(directory)
+    return directory / program
+
+
+# --- the files the programs read ---------------------------------------------------------------
+
+def _write(path: Path, magic: bytes, n: int, m: int, arrays) -> None:
+    with open(path, "wb") as f:
+        f.write(magic)
+        f.write(np.array([n, m], dtype="<i8").tobytes())
+        for a in arrays:
+            f.write(np.ascontiguousarray(a, dtype="<i8").tobytes())
+
+
+def write_csr(graph, path: Path) -> None:
+    _write(path, CSR_MAGIC, graph.num_vertices, graph.num_arcs,
+           (graph.indptr, graph.indices, graph.weights))
+
+
+def write_edges(num_vertices: int, u, v, w, path: Path) -> None:
+    _write(path, EDGES_MAGIC, num_vertices, len(u), (u, v, w))
+
+
+class Process:
+    """A native program fed requests on stdin and answering in binary on stdout.
+
+    The graph file it reads is deleted as soon as the program has loaded it.
+    """
+
+    def __init__(self, program: str, args: list[str], graph_file: Path):
+        self.program = program
+        self._graph_file = graph_file
+        self.proc = subprocess.Popen([str(binary(program)), *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def read(self, nbytes: int) -> bytes:
+        data = self.proc.stdout.read(nbytes)
+        if len(data) != nbytes:
+            self.proc.wait()
+            err = self.proc.stderr.read().decode(errors="replace").strip()
+            raise GraphreproError(f"{self.program} stopped (exit {self.proc.returncode}): "
+                                  f"{err or 'no message'}")
+        return data
+
+    def request(self, line: str) -> None:
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.read(1)  # raises with the program's message
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+        self._graph_file.unlink(missing_ok=True)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def temp_file(suffix: str) -> Path:
+    fd, name = tempfile.mkstemp(prefix="graphrepro-", suffix=suffix)
+    os.close(fd)
+    return Path(name)
