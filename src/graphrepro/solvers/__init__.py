@@ -2,6 +2,7 @@
 
 - ``reference``: the CPU Dijkstra every answer is checked against.
 - ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation follows.
+- ``singla``: edge-based (thread per edge) Dijkstra and BFS (Figs. 3-6).
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -18,6 +19,8 @@ _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
     "graphrepro.solvers.safari2017.harish",
+    "graphrepro.solvers.singla.dijkstra",
+    "graphrepro.solvers.singla.bfs",
 )
 
 
