@@ -11,7 +11,8 @@ were made or weighted. Ours, all deterministic given ``seed``:
   1..``max_weight``.
 - ``sparse``: mean out-degree at most 8 (30K vertices with 90K arcs is degree 3). Uniform arcs
   leave about e^-d of the vertices with no in-arc at degree d, so a few percent are unreachable.
-- ``general``: any density below one half (200K vertices with 2,312,777 arcs is degree 11.6).
+- ``general``: mean out-degree above 8 and density below one half (200K vertices with 2,312,777
+  arcs is degree 11.6). The three ranges do not overlap, so a graph's size names its family.
 - ``almost_complete``: density at least 0.9. 2,312,777 arcs is itself almost complete: 1522
   vertices hold 1522 * 1521 = 2,314,962 ordered pairs, so it is K_1522 less 2,185 arcs; an
   almost-complete graph on even 6K vertices would have ~36M arcs, far above the document's
@@ -50,6 +51,9 @@ def family_graph(family: str, vertices: int, arcs: int, *, max_weight: int = 10,
     if family == "sparse" and degree > SPARSE_MAX_DEGREE:
         raise ValueError(f"sparse: mean out-degree {degree:.3g} is above {SPARSE_MAX_DEGREE}; "
                          f"use general")
+    if family == "general" and degree <= SPARSE_MAX_DEGREE:
+        raise ValueError(f"general: mean out-degree {degree:.3g} is not above "
+                         f"{SPARSE_MAX_DEGREE}; use sparse")
     if family == "general" and density >= GENERAL_MAX_DENSITY:
         raise ValueError(f"general: density {density:.3g} is not below {GENERAL_MAX_DENSITY}; "
                          f"use almost_complete")

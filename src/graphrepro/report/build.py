@@ -89,7 +89,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
                 for v in df.get("verdict", []):
                     key = v.split(":")[0].split(" (")[0].strip()
-                    verdicts[key] = verdicts.get(key, 0) + 1
+                    if key:  # rows that only report a measurement carry no verdict
+                        verdicts[key] = verdicts.get(key, 0) + 1
                 if df.apply(lambda col: col.str.startswith(NOT_RUN_NO_GPU)).any().any():
                     not_run_here = True
                 ref_table = reference / "targets" / f"{t.name}.csv"
