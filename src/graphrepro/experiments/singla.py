@@ -225,7 +225,8 @@ def figure_sweep(runs, ax, *, title, published, quoted):
             continue
         ms = float(p["value"]) * (1.0 if p["unit"] == "ms" else 1e3)
         ax.plot([edges_quoted], [ms], marker="*", markersize=12, color="black", linestyle="none")
-        ax.annotate(f"published {p['column'].replace('_', ' ')}", (edges_quoted, ms),
+        label = p['column'].replace('_', ' ').replace('gpu', 'GPU').replace('cpu', 'CPU')
+        ax.annotate(f"published {label} (2012 hardware)", (edges_quoted, ms),
                     textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.set_xscale("log")
     ax.set_yscale("log")
