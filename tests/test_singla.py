@@ -180,15 +180,40 @@ def test_edge_bfs_counters_on_a_hand_checked_graph(cuda_sim, tiny_graph):
                                "edges_relaxed": 10, "edges_improving": 3}
 
 
+@pytest.mark.parametrize("family", list(KERNEL_CASES))
+def test_cooperative_mode_matches_the_reference_in_one_launch(cuda_sim, family):
+    graph = KERNEL_CASES[family]
+    expected = solve(graph, 0)
+    result = get_solver("singla_dijkstra").prepare(graph, threads_per_block=32,
+                                                    mode="cooperative").solve(0, count=True)
+    np.testing.assert_array_equal(result.distances, expected)
+    c = result.counters
+    has_out = (expected != INF) & (graph.out_degrees() > 0)
+    assert c["rounds"] == len(np.unique(expected[has_out]))
+    assert (c["kernel_launches"], c["host_round_trips"]) == (2, 1)
+    assert c["grid_syncs"] == 3 * c["rounds"] + 1
+    assert c["edges_relaxed"] == reached_out_degree(graph, expected)
+
+
+def test_cooperative_mode_on_the_hand_checked_graph(cuda_sim, tiny_graph):
+    result = get_solver("singla_dijkstra").prepare(tiny_graph, threads_per_block=32,
+                                                    mode="cooperative").solve(0, count=True)
+    assert result.distances.tolist() == [0, 4, 1, 5, INF]
+    c = result.counters
+    assert (c["rounds"], c["grid_syncs"], c["edges_relaxed"], c["edges_improving"]) == (4, 13, 7, 5)
+
+
 def test_edge_dijkstra_zero_weight_chain_takes_a_round_per_link(cuda_sim):
     # 0 -0-> 1 -0-> 2 -1-> 3: the minimum stays 0 for three rounds, because a vertex lowered to the
     # minimum by a zero-weight edge is settled in the next round, never half-way through this one
     # (the race Fig. 4 leaves open). Vertex 3 has no out-edge, so no round ever sees it.
     g = CSRGraph.from_arcs(4, [0, 1, 2], [1, 2, 3], [0, 0, 1])
-    result = get_solver("singla_dijkstra").prepare(g, threads_per_block=32).solve(0, count=True)
-    assert result.distances.tolist() == [0, 0, 0, 1]
-    assert result.counters["rounds"] == 3
-    assert result.counters["edges_relaxed"] == 3
+    for mode in ("host", "cooperative"):
+        result = get_solver("singla_dijkstra").prepare(g, threads_per_block=32,
+                                                        mode=mode).solve(0, count=True)
+        assert result.distances.tolist() == [0, 0, 0, 1]
+        assert result.counters["rounds"] == 3
+        assert result.counters["edges_relaxed"] == 3
 
 
 def test_edge_solvers_reuse_prepared_state_across_sources(cuda_sim):
@@ -209,6 +234,8 @@ def test_edge_solvers_refuse_bad_parameters(tiny_graph, params, message):
     for name in ("singla_dijkstra", "singla_bfs"):
         with pytest.raises(InputError, match=message):
             get_solver(name).prepare(tiny_graph, **params)
+    with pytest.raises(InputError, match="mode must be one of host, cooperative, not 'grid'"):
+        get_solver("singla_dijkstra").prepare(tiny_graph, mode="grid")
 
 
 # --- the targets ---------------------------------------------------------------------------------

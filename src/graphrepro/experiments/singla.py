@@ -277,7 +277,8 @@ def figure_bfs(runs, ax):
 target(Target("singla_fig7_9", "singla", "Figures 7 and 9",
               "edge-based parallel Dijkstra (GPU) against serial Dijkstra (CPU): time against "
               "edges on sparse, general and almost-complete graphs; speedups at the quoted points",
-              solvers=("dijkstra", "singla_dijkstra", "singla_dijkstra@check_every=8"),
+              solvers=("dijkstra", "singla_dijkstra", "singla_dijkstra@check_every=8",
+                       "singla_dijkstra@mode=cooperative"),
               compare=compare_dijkstra, figure=figure_dijkstra))
 target(Target("singla_fig8_10", "singla", "Figures 8 and 10",
               "edge-based parallel BFS (GPU) against serial BFS (CPU): time against edges; "
