@@ -3,9 +3,10 @@
 Each round: (1) the minimum tentative distance N_a[u] over the start vertices u of all edges whose
 u is unsettled (M_a[u] != 1); (2) every edge whose start vertex is unsettled and at that minimum
 relaxes its end vertex, and the start vertex is settled. Rounds repeat until the minimum is
-infinite. A round settles *every* vertex at the current minimum, so the number of rounds is the
-number of distinct finite distances (plus one that finds none), not V: small integer weights make
-few rounds, wide ones up to one per reachable vertex, each a pass over all E edges.
+infinite. A round settles *every* vertex at the current minimum, so with positive weights the
+number of rounds is the number of distinct finite distances (plus one that finds none), not V:
+small integer weights make few rounds, wide ones up to one per reachable vertex, and every round
+is three passes over all E edges. (A zero-weight edge costs a round of its own; see below.)
 
 What the text leaves open, and how this implementation makes it correct:
 
@@ -37,6 +38,7 @@ and change nothing, so the answer is the same with k times fewer host round trip
 run inside one cooperative launch, the steps separated by grid-wide barriers (grid.sync, ~2 us on
 an H100) rather than by kernel launches (~28 us of host time each in numba) and read-backs; each
 thread walks the edges with a grid stride, since a cooperative grid must be resident at once.
+numba links libcudadevrt.a for grid.sync, so this mode needs a CUDA install that has it.
 """
 
 from __future__ import annotations
@@ -260,7 +262,7 @@ class _EdgeDijkstra:
 @register("singla_dijkstra", device="gpu", document="singla",
           description="edge-based parallel Dijkstra, thread per edge over S_a/E_a/W_a: per round "
                       "minimum, select, relax (singla Figs. 3-4); host reads back every "
-                      "check_every rounds",
+                      "check_every rounds; mode=cooperative: all rounds in one launch",
           defaults={"threads_per_block": THREADS_PER_BLOCK, "check_every": 1, "mode": "host"},
           static_counters={"kernels_per_round": 3})
 def singla_dijkstra(graph, threads_per_block: int = THREADS_PER_BLOCK, check_every: int = 1,
