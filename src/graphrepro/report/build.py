@@ -39,7 +39,7 @@ def _html_table(df: pd.DataFrame) -> str:
             cls = ""
             if c == "verdict":
                 key = text.split(":")[0].split(" (")[0].strip()
-                cls = f' class="verdict {VERDICT_CLASSES.get(key, "pending")}"'
+                cls = f' class="verdict {VERDICT_CLASSES.get(key, "pending")}"' if key else ""
             elif text.startswith("not run"):
                 cls = ' class="notrun"'
             cells.append(f"<td{cls}>{jinja2.utils.markupsafe.escape(text)}</td>")
