@@ -222,6 +222,7 @@ def test_targets_lists_the_ready_ones_with_descriptions():
     assert lines["safari2017_fig4"].startswith("safari2017 Figure 4: LBR with relaxation depth")
     assert {"an2017_fig1", "an2017_transfers"} <= set(lines)
     assert "bench_cpu" in lines
+    assert {"singla_fig7_9", "singla_fig8_10"} <= set(lines)
 
 
 def test_targets_all_adds_the_planned_ones_with_their_issue():

@@ -34,10 +34,14 @@ graphs:
     generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
   road_6x6_w10:
     generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 10, seed: 1}}
+  sparse_12:
+    generate: {{kind: sparse, vertices: 12, arcs: 24, max_weight: 1, seed: 1}}
 targets:
   safari2017_table2: {{graphs: [road_6x6]}}
   safari2017_fig3: {{graphs: [road_6x6]}}
   safari2017_fig4: {{graphs: [road_6x6_w10], runs: [harish, "lbr@k=1,t=2", "lbr@k=4,t=2"]}}
+  singla_fig7_9: {{graphs: [sparse_12]}}
+  singla_fig8_10: {{graphs: [sparse_12]}}
 """
 
 
@@ -106,6 +110,17 @@ def test_every_run_was_verified_and_recorded(whole_run):
         assert len(lines) == 1 + 2 * 2  # header, then sources x trials
         assert all(",ok," in line for line in lines[1:])
         assert (runs / f"{solver}.provenance.json").is_file()
+
+
+@pytest.mark.slow
+def test_singla_targets_ran_both_edge_kernels(whole_run):
+    workdir, _, _ = whole_run
+    html = (workdir / "reports" / "index.html").read_text()
+    for target, gpu_solver in (("singla_fig7_9", "singla_dijkstra"),
+                               ("singla_fig8_10", "singla_bfs")):
+        [rows] = html_tables(section(html, target))
+        assert rows[0]["graph"] == "sparse_12"
+        assert float(rows[0][f"GPU {gpu_solver} (ms)"].replace(",", "")) > 0
 
 
 @pytest.mark.slow

@@ -12,6 +12,8 @@ import numpy as np
 
 from .errors import GraphreproError, InputError
 
+FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
+
 
 def _params(pairs: list[str] | None) -> dict:
     out = {}
@@ -135,6 +137,14 @@ def cmd_generate(args) -> int:
     if args.kind == "road_grid":
         graph = generate.road_grid(args.rows, args.cols, keep=args.keep, max_weight=args.max_weight,
                                    seed=args.seed)
+    elif args.kind in FAMILY_KINDS:
+        from .graph.families import family_graph
+
+        try:
+            graph = family_graph(args.kind, args.vertices, args.arcs, max_weight=args.max_weight,
+                                 seed=args.seed)
+        except ValueError as e:
+            raise InputError(f"generate: {e}") from None
     else:
         graph = generate.random_digraph(args.vertices, args.arcs, max_weight=args.max_weight,
                                         seed=args.seed)
@@ -486,7 +496,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_targets)
 
     sp = sub.add_parser("generate", help="write a deterministic synthetic graph as DIMACS .gr")
-    sp.add_argument("kind", choices=["road_grid", "random"])
+    sp.add_argument("kind", choices=["road_grid", "random", *FAMILY_KINDS],
+                    help="sparse, general, almost_complete: singla's families (simple digraphs "
+                         "with exactly --arcs arcs, weights 1..--max-weight)")
     sp.add_argument("--rows", type=int, default=32)
     sp.add_argument("--cols", type=int, default=32)
     sp.add_argument("--keep", type=float, default=0.6, help="road_grid: probability a street exists")

@@ -47,7 +47,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import an2017, baselines, planned, safari2017  # noqa: F401  (registration)
+    from . import an2017, baselines, planned, safari2017, singla  # noqa: F401  (registration)
 
     return list(_TARGETS.values())
 

@@ -39,7 +39,7 @@ def _html_table(df: pd.DataFrame) -> str:
             cls = ""
             if c == "verdict":
                 key = text.split(":")[0].split(" (")[0].strip()
-                cls = f' class="verdict {VERDICT_CLASSES.get(key, "pending")}"'
+                cls = f' class="verdict {VERDICT_CLASSES.get(key, "pending")}"' if key else ""
             elif text.startswith("not run"):
                 cls = ' class="notrun"'
             cells.append(f"<td{cls}>{jinja2.utils.markupsafe.escape(text)}</td>")
@@ -91,7 +91,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
                 for v in df.get("verdict", []):
                     key = v.split(":")[0].split(" (")[0].strip()
-                    verdicts[key] = verdicts.get(key, 0) + 1
+                    if key:  # rows that only report a measurement carry no verdict
+                        verdicts[key] = verdicts.get(key, 0) + 1
                 if df.apply(lambda col: col.str.startswith(NOT_RUN_NO_GPU)).any().any():
                     not_run_here = True
                 ref_table = reference / "targets" / f"{t.name}.csv"

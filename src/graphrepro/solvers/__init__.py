@@ -4,6 +4,7 @@
 - ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation (Alg. 6-9)
   and its no-round-trip persistent variant.
 - ``an2017``: the Bellman-Ford family: dense edge-parallel, edge list, incoming, outgoing.
+- ``singla``: edge-based (thread per edge) Dijkstra and BFS (Figs. 3-6).
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -23,6 +24,8 @@ _MODULES = (
     "graphrepro.solvers.safari2017.harish",
     "graphrepro.solvers.safari2017.lbr",
     "graphrepro.solvers.an2017.bellman_ford",
+    "graphrepro.solvers.singla.dijkstra",
+    "graphrepro.solvers.singla.bfs",
 )
 
 
