@@ -3,6 +3,7 @@
 - ``reference``: the CPU Dijkstra every answer is checked against.
 - ``safari2017``: Harish et al.'s two-kernel SSSP (Alg. 3-5); locality-based relaxation (Alg. 6-9)
   and its no-round-trip persistent variant.
+- ``senthilkumar``: workfront sweep, near-far pile and their hybrid (persistent kernels).
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -20,6 +21,7 @@ _MODULES = (
     "graphrepro.solvers.baselines",
     "graphrepro.solvers.safari2017.harish",
     "graphrepro.solvers.safari2017.lbr",
+    "graphrepro.solvers.senthilkumar.sweep",
 )
 
 
