@@ -119,3 +119,86 @@ def test_heuristic_delta_and_parameter_checks(tiny_graph):
                         ("workfront", {"threads_per_block": 2048})):
         with pytest.raises(InputError):
             solve(tiny_graph, run_id, 0, **bad)
+
+
+# --- the targets, from real (simulated) runs --------------------------------------------------
+
+def run(graph, run_id, **params):
+    picked = [int(s) for s in draw_sources(graph, 1, seed=3)]
+    digests = [verify.digest(verify.reference_distances(graph, s)) for s in picked]
+    small = SMALL if resolve(run_id)[0].device == "gpu" else {}
+    return measure(graph, RunSpec(run_id, picked, digests, {**small, **params}, trials=1, warmup=0),
+                   log=lambda _: None)
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return {"road": road_grid(4, 5, keep=0.8, max_weight=1000, seed=4, name="road"),
+            "sf": scale_free(30, seed=8)}
+
+
+@pytest.fixture(scope="module")
+def stats(graphs):
+    from graphrepro.graph import degree_stats
+
+    return {"road": {**degree_stats(graphs["road"]), "stands_for": "roadNet-CA"},
+            "scale_free": {**degree_stats(graphs["sf"]), "stands_for": "web-Google"}}
+
+
+@pytest.fixture(scope="module")
+def runs(graphs):
+    frames = [run(g, r) for g in graphs.values() for r in ("dijkstra", "workfront", "nearfar",
+                                                            "hybrid")]
+    frames += [run(graphs["sf"], r) for r in ("nearfar@delta=1000", "nearfar@delta=20000",
+                                              "hybrid@m=1")]
+    return pd.concat(frames, ignore_index=True)
+
+
+def as_report_reads_it(table: pd.DataFrame, tmp_path) -> pd.DataFrame:
+    table.to_csv(tmp_path / "t.csv", index=False)
+    return pd.read_csv(tmp_path / "t.csv", dtype=str, keep_default_na=False)
+
+
+def test_table_puts_their_times_and_speedups_beside_ours(runs, stats, tmp_path):
+    t = get_target("senthilkumar_table")
+    table = t.compare(runs, stats, PAPER)
+    road = table.set_index("graph").loc["road"]
+    assert road["published workfront (ms)"] == 29.0 and pd.isna(road["published near-far (ms)"])
+    assert road["kind"] == "road" and road["workfront iterations"] >= 1
+    sf = table.set_index("graph").loc["scale_free"]
+    assert sf["published near-far speedup over sequential"] == 11.0
+    assert "hybrid within 10%" in sf["verdict"] and "near-far" in sf["verdict"]
+    assert "hybrid" in t.summary(as_report_reads_it(table, tmp_path))
+
+
+def test_delta_sweep_matches_the_paper_rows_by_stand_in(runs, stats, tmp_path):
+    t = get_target("senthilkumar_delta")
+    stats = {**stats, "scale_free": {**stats["scale_free"], "stands_for": "msdoor"}}
+    table = t.compare(runs[runs["graph"] == "scale_free"], stats, PAPER)
+    by_delta = table.set_index(table["Delta"].astype(str))
+    assert by_delta.loc["1000", "published (ms)"] == 678.0
+    assert by_delta.loc["20000", "published (ms)"] == 832.0
+    assert str(table["Delta"].iloc[0]).startswith("heuristic")
+    assert table["verdict"].str.contains("paper 1000").all()
+    assert "Delta" in t.summary(as_report_reads_it(table, tmp_path))
+
+
+def test_switch_and_iterations_targets(runs, stats, tmp_path):
+    switch = get_target("senthilkumar_switch").compare(runs, stats, PAPER).set_index("graph")
+    assert switch.loc["scale_free", "best m"] in (1, 4)
+    assert "best m" in switch.loc["scale_free", "verdict"]
+    it = get_target("senthilkumar_iterations")
+    table = it.compare(runs[runs["variant"] != "dijkstra"], stats, PAPER)
+    assert set(table["method"]) >= {"workfront", "nearfar", "hybrid"}
+    assert (pd.to_numeric(table["rounds"]) >= 1).all()
+    assert "rounds" in it.summary(as_report_reads_it(table, tmp_path))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name in ("senthilkumar_table", "senthilkumar_delta", "senthilkumar_switch",
+                 "senthilkumar_iterations"):
+        fig, ax = plt.subplots()
+        get_target(name).figure(runs, ax)
+        plt.close(fig)

@@ -43,7 +43,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import planned, safari2017  # noqa: F401  (registration)
+    from . import planned, safari2017, senthilkumar  # noqa: F401  (registration)
 
     return list(_TARGETS.values())
 

@@ -4,8 +4,6 @@ from . import Target, target
 
 for name, document, item, description, issue in [
     ("safari2017_table1", "safari2017", "Table 1", "statistics of the seven road graphs", 3),
-    ("senthilkumar_table", "senthilkumar", "Results table", "workfront sweep vs near-far pile (and the hybrid) on five graphs", 6),
-    ("senthilkumar_delta", "senthilkumar", "Delta sweep", "near-far Delta 1000..20000 on msdoor", 6),
     ("singla_fig7_10", "singla", "Figures 7-10", "edge-based Dijkstra and BFS, time against edges, GPU vs CPU", 7),
     ("an2017_fig1", "an2017", "Figure 1", "time against vertices for 1..64 edges per thread", 8),
     ("an2017_fig2", "an2017", "Figure 2", "incoming vs outgoing vs edge-based Bellman-Ford", 8),
