@@ -92,7 +92,8 @@ def _compile(mode: int, count: bool):
         cuda.syncthreads()
         if cuda.threadIdx.x == 0:
             staged[which] = min(staged[which], STAGE)
-            staged[which + 1] = cuda.atomic.add(words, word, staged[which])
+            if staged[which] > 0:  # no contended atomic for a block with nothing to add
+                staged[which + 1] = cuda.atomic.add(words, word, staged[which])
         cuda.syncthreads()
         for j in range(cuda.threadIdx.x, staged[which], cuda.blockDim.x):
             queue[staged[which + 1] + j] = stage[j]
@@ -273,7 +274,7 @@ def _compile(mode: int, count: bool):
             flush(stage_near, staged, 0, queues[1 - i], words, SIZE + following)
             if nearfar:
                 flush(stage_far, staged, 2, piles[p % 2], words, FAR + p % 3)
-            if hybrid and t == 0:
+            if hybrid and t == 0 and acc[1] < INF:  # this block queued something
                 cuda.atomic.add(words, ARCS + following, acc[0])
                 cuda.atomic.min(words, DMIN + following, acc[1])
                 cuda.atomic.max(words, DMAX + following, acc[2])
