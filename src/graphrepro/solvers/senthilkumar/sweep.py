@@ -15,7 +15,9 @@ with one atomicMin. They differ in which queued vertices a round expands:
 - ``hybrid``: the report's design (Section 5), finished. Each round the kernel knows how many
   arcs the queue would expand (summed as vertices join it). At most ``m`` arcs per resident
   thread: a workfront step on the whole queue. More: a near-far step whose near pile holds about
-  that many arcs: a degree-weighted histogram of the queue's distances (1024 buckets between the
+  that many arcs (the report says "an integer multiple of the number of threads"; m may be a
+  fraction here, because a road graph's queue rarely holds as many arcs as an H100 has threads,
+  and with m >= 1 the hybrid would never leave the workfront there): a degree-weighted histogram of the queue's distances (1024 buckets between the
   queue's least and greatest distance) picks the threshold bucket; vertices past it stay queued for
   the next round, together with the vertices this round updates ("append the far pile vertices to
   the updated vertices for the next iteration").
@@ -363,15 +365,15 @@ def heuristic_delta(graph, c: float) -> int:
 
 
 class _Sweep:
-    def __init__(self, graph, mode: str, delta: int, c: float, m: int, threads_per_block: int):
+    def __init__(self, graph, mode: str, delta: int, c: float, m: float, threads_per_block: int):
         if mode not in MODES:
             raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if delta < 0 or c <= 0:
             raise InputError("delta must be >= 0 (0: the heuristic) and c > 0")
-        if m < 1:
-            raise InputError(f"m (arcs per resident thread before the hybrid splits) must be >= 1, got {m}")
+        if not m > 0:
+            raise InputError(f"m (arcs per resident thread before the hybrid splits) must be > 0, got {m}")
         gpu.require_cuda()
         self.mode = MODES.index(mode)
         self.delta = delta or heuristic_delta(graph, c)
@@ -421,7 +423,7 @@ class _Sweep:
                  self.flags, self.farflag, self.queues, self.piles, self.words, self.hist, series,
                  totals)
         launch, blocks = self._launchable(kernel, probe)
-        budget = self.m * blocks * self.threads
+        budget = max(1, int(self.m * blocks * self.threads))
         args = probe[:2] + (budget,) + probe[3:]
         with gpu.DeviceTimer(s).measure() as solve_time:
             launch[blocks, self.threads, s](*args)
@@ -465,7 +467,7 @@ _COMMON = {"threads_per_block": 512}
                       "kernel (Davidson et al. 2014, senthilkumar Sec. 2C)",
           defaults=dict(_COMMON), static_counters={"kernels_per_iteration": 0, "atomic_statements": 3})
 def workfront(graph, threads_per_block=512):
-    return _Sweep(graph, "workfront", 0, 1.0, 1, threads_per_block)
+    return _Sweep(graph, "workfront", 0, 1.0, 1.0, threads_per_block)
 
 
 @register("nearfar", device="gpu", document="senthilkumar",
@@ -475,14 +477,15 @@ def workfront(graph, threads_per_block=512):
           defaults={"delta": 0, "c": 1.0, **_COMMON},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 3})
 def nearfar(graph, delta=0, c=1.0, threads_per_block=512):
-    return _Sweep(graph, "nearfar", delta, c, 1, threads_per_block)
+    return _Sweep(graph, "nearfar", delta, c, 1.0, threads_per_block)
 
 
 @register("hybrid", device="gpu", document="senthilkumar",
           description="the report's hybrid, finished: a workfront step while the queue holds at "
                       "most m arcs per resident thread, else a near-far step whose near pile holds "
                       "about that many (senthilkumar Sec. 5)",
-          defaults={"m": 4, **_COMMON},
+          # m is not the report's (it gives none); a guess until the switch sweep measures it
+          defaults={"m": 0.25, **_COMMON},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 3})
-def hybrid(graph, m=4, threads_per_block=512):
+def hybrid(graph, m=0.25, threads_per_block=512):
     return _Sweep(graph, "hybrid", 0, 1.0, m, threads_per_block)
