@@ -202,3 +202,12 @@ def test_switch_and_iterations_targets(runs, stats, tmp_path):
         fig, ax = plt.subplots()
         get_target(name).figure(runs, ax)
         plt.close(fig)
+
+
+def test_the_four_targets_are_ready_and_listed():
+    for name in ("senthilkumar_table", "senthilkumar_delta", "senthilkumar_switch",
+                 "senthilkumar_iterations"):
+        t = get_target(name)
+        assert t.ready and t.document == "senthilkumar"
+        for run_id in t.solvers:
+            resolve(run_id)  # every run id the target names is a valid solver variant
