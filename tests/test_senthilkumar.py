@@ -211,3 +211,13 @@ def test_the_four_targets_are_ready_and_listed():
         assert t.ready and t.document == "senthilkumar"
         for run_id in t.solvers:
             resolve(run_id)  # every run id the target names is a valid solver variant
+
+
+@pytest.mark.parametrize("run_id", ["nearfar@delta=5", "hybrid@m=1,threads_per_block=4"])
+def test_appends_overflowing_the_shared_stage_stay_exact(monkeypatch, run_id):
+    # Vertices a block cannot stage in shared memory go straight to the global queue or pile.
+    from graphrepro.solvers.senthilkumar import sweep
+
+    monkeypatch.setattr(sweep, "STAGE", 2)
+    monkeypatch.setattr(sweep, "_kernels", {})
+    solve(scale_free(40, seed=9), run_id, 0)
