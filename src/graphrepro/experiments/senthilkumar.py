@@ -92,6 +92,8 @@ def compare_table(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> p
                "published near-far over workfront": pub["nearfar_over_workfront"]}
         for v in TABLE_RUNS:
             row[f"{v} (ms)"] = ms[v] if ms[v] is not None else run_status(here, v)
+        row["published / ours, workfront"] = _ratio(pub["workfront_ms"], ms["workfront"])
+        row["published / ours, near-far"] = _ratio(pub["nearfar_ms"], ms["nearfar"])
         for v in METHODS:
             row[f"{v} speedup over sequential"] = _ratio(ms[SEQUENTIAL], ms[v])
         row["near-far over workfront"] = _ratio(ms["workfront"], ms["nearfar"])
@@ -132,6 +134,10 @@ def _table_verdict(row: dict, ms: dict, pub: dict) -> str:
     if ratio is not None:
         parts.append(f"hybrid within {HYBRID_GOAL:.0%} of the better of the two: "
                      f"{'yes' if ratio <= 1 + HYBRID_GOAL else 'no'} ({ratio:.2f}x)")
+    speedups = [row[f"{v} speedup over sequential"] for v in METHODS]
+    if row["kind"] != "road" and all(s is not None for s in speedups):
+        parts.append(f"all three faster than sequential on a {row['kind']} graph: "
+                     f"{'yes' if min(speedups) > 1 else 'no'} (slowest {min(speedups):.2f}x)")
     return "; ".join(parts) or "measured (no published value)"
 
 

@@ -54,8 +54,8 @@ STAGE = 1024  # queue entries a block stages in shared memory per phase
 BUCKETS = 1024  # hybrid: histogram resolution of the queue's distance range
 MAX_ROUNDS = 1 << 17  # per-round series kept in count mode (enough for 6M-vertex road graphs)
 # Per-round series (count mode): rows of the `series` array.
-SERIES = ("queue", "expanded", "arcs", "improving", "far", "split")
-Q_ROW, EXP_ROW, ARC_ROW, IMP_ROW, FAR_ROW, SPLIT_ROW = range(len(SERIES))
+SERIES = ("queue", "expanded", "arcs", "improving", "split")
+Q_ROW, EXP_ROW, ARC_ROW, IMP_ROW, SPLIT_ROW = range(len(SERIES))
 # Control words. Queue words rotate over three slots: round r reads slot r%3, appends to
 # (r+1)%3 and clears (r+2)%3, which nobody has read since before the previous barrier.
 SIZE, ARCS, DMIN, DMAX, FAR, FARMIN = 0, 3, 6, 9, 12, 15
@@ -453,8 +453,7 @@ class _Sweep:
                 redundant_expansions=expanded - reached,
                 series_truncated=int(rounds > rounds_kept),
                 **{f"per_round_{name}": ";".join(map(str, kept[row].tolist()))
-                   for row, name in enumerate(SERIES)
-                   if name != "far" and (name != "split" or self.mode == HYBRID)})
+                   for row, name in enumerate(SERIES) if name != "split" or self.mode == HYBRID})
         return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
 
 
