@@ -162,12 +162,17 @@ def summary_table(table: pd.DataFrame) -> str:
         text += (f" On {kind} graphs, speedup over sequential Dijkstra: "
                  + ", ".join(f"{v} {s.min():.2f}x-{s.max():.2f}x" for v, s in speed.items()
                              if s.notna().any()))
-        iters = pd.to_numeric(mine["nearfar iterations"], errors="coerce")
-        per = pd.to_numeric(mine["nearfar us/iteration"], errors="coerce")
-        if kind == "road" and iters.notna().any():
-            text += (f" (near-far needs {iters.median():.0f} rounds at {per.median():.1f} us each, "
-                     "one grid-wide barrier and no launch per round: on road graphs the rounds "
-                     "are many and thin, so per-round latency, not work, sets the time)")
+        if kind == "road":
+            why = []
+            for v in METHODS:
+                iters = pd.to_numeric(mine[f"{v} iterations"], errors="coerce")
+                per = pd.to_numeric(mine[f"{v} us/iteration"], errors="coerce")
+                if iters.notna().any():
+                    why.append(f"{v} {iters.median():.0f} rounds at {per.median():.1f} us")
+            if why:
+                text += (" (" + ", ".join(why) + "; no kernel launch and no host round trip per "
+                         "round, only grid-wide barriers: on road graphs the rounds are many and "
+                         "thin, so per-round latency rather than work sets the time)")
         text += "."
     return text + " " + WEIGHTS
 
