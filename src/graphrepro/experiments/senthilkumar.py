@@ -167,12 +167,14 @@ def summary_table(table: pd.DataFrame) -> str:
             for v in METHODS:
                 iters = pd.to_numeric(mine[f"{v} iterations"], errors="coerce")
                 per = pd.to_numeric(mine[f"{v} us/iteration"], errors="coerce")
+                work = pd.to_numeric(mine[f"{v} arcs relaxed / arcs"], errors="coerce")
                 if iters.notna().any():
-                    why.append(f"{v} {iters.median():.0f} rounds at {per.median():.1f} us")
+                    why.append(f"{v} {iters.median():.0f} rounds at {per.median():.1f} us, "
+                               f"{work.median():.1f} arcs relaxed per arc")
             if why:
-                text += (" (" + ", ".join(why) + "; no kernel launch and no host round trip per "
-                         "round, only grid-wide barriers: on road graphs the rounds are many and "
-                         "thin, so per-round latency rather than work sets the time)")
+                text += (" (" + "; ".join(why) + "; no kernel launch and no host round trip per "
+                         "round, only grid-wide barriers, so time is rounds times the latency of "
+                         "a round, and a round's latency grows with the arcs it relaxes)")
         text += "."
     return text + " " + WEIGHTS
 
