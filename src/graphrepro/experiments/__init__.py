@@ -47,7 +47,7 @@ def target(t: Target) -> Target:
 
 
 def all_targets() -> list[Target]:
-    from . import an2017, baselines, planned, safari2017, singla  # noqa: F401  (registration)
+    from . import an2017, baselines, planned, safari2017, senthilkumar, singla  # noqa: F401
 
     return list(_TARGETS.values())
 

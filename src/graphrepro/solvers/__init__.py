@@ -5,6 +5,7 @@
   and its no-round-trip persistent variant.
 - ``an2017``: the Bellman-Ford family: dense edge-parallel, edge list, incoming, outgoing.
 - ``singla``: edge-based (thread per edge) Dijkstra and BFS (Figs. 3-6).
+- ``senthilkumar``: workfront sweep, near-far pile and their hybrid (persistent kernels).
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -26,6 +27,7 @@ _MODULES = (
     "graphrepro.solvers.an2017.bellman_ford",
     "graphrepro.solvers.singla.dijkstra",
     "graphrepro.solvers.singla.bfs",
+    "graphrepro.solvers.senthilkumar.sweep",
 )
 
 
