@@ -3,9 +3,6 @@
 from . import Target, target
 
 for name, document, item, description, issue in [
-    ("senthilkumar_table", "senthilkumar", "Results table", "workfront sweep vs near-far pile (and the hybrid) on five graphs", 6),
-    ("senthilkumar_delta", "senthilkumar", "Delta sweep", "near-far Delta 1000..20000 on msdoor", 6),
-    ("singla_fig7_10", "singla", "Figures 7-10", "edge-based Dijkstra and BFS, time against edges, GPU vs CPU", 7),
     ("gerritsen2012_mst", "gerritsen2012", "Tables 3.1-3.8", "I/O-efficient MST with GPU Boruvka on terrain", 10),
     ("gerritsen2012_sssp", "gerritsen2012", "Tables 5.1-5.7", "I/O-efficient SSSP on terrain, both GPU algorithms", 11),
 ]:
