@@ -429,6 +429,50 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def _merged_config(paths) -> dict:
+    """Config files merged key by key, later ones winning, as snakemake merges --configfile."""
+    import yaml
+
+    def update(base, new):
+        for key, value in new.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                update(base[key], value)
+            else:
+                base[key] = value
+
+    config: dict = {}
+    for path in paths:
+        update(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
+
+
+def cmd_retabulate(args) -> int:
+    """Rebuild target tables and figures from run tables already made (no solver runs)."""
+    from .experiments import get_target
+    from .report.tables import build_target_table
+
+    config = _merged_config(args.configfile)
+    root = Path(args.results)
+    names = args.targets or [n for n in config.get("targets", {}) if get_target(n).ready]
+    for name in names:
+        target, settings = get_target(name), config["targets"].get(name)
+        if settings is None:
+            raise InputError(f"target {name} is not in the given config files")
+        run_ids = settings.get("runs") or list(target.solvers)
+        graphs = [g for g in settings["graphs"] if (root / "sources" / f"{g}.json").is_file()]
+        runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        if not graphs:
+            print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
+            continue
+        benchmarks = [p for b in target.benchmarks
+                      if (p := root / "benchmarks" / f"{b}.csv").is_file()]
+        build_target_table(name, runs, [root / "sources" / f"{g}.json" for g in graphs],
+                           root / "targets" / f"{name}.csv",
+                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks)
+        print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
+    return 0
+
+
 def cmd_report(args) -> int:
     from .report.build import build_report
 
@@ -632,6 +676,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--config", help="the config the results came from (shown in the report)")
     sp.add_argument("--output", default="reports/index.html")
     sp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("retabulate", help="rebuild target tables and figures from the run tables "
+                                           "under a results directory (e.g. reports/reference)")
+    sp.add_argument("results", help="a results directory: runs/, sources/, benchmarks/")
+    sp.add_argument("--configfile", nargs="+", required=True,
+                    help="the config files the runs came from, merged in order")
+    sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
+    sp.set_defaults(func=cmd_retabulate)
 
     sp = sub.add_parser("provenance", help="print this machine's provenance record")
     sp.set_defaults(func=cmd_provenance)

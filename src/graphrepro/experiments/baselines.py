@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import Target, target
-from .safari2017 import per_source, summarise_times
+from .measured import per_source, summarise_times
 
 SOLVERS = ("bgl_dijkstra", "dijkstra", "cpp_dijkstra", "scipy_dijkstra", "delta_stepping",
            "delta_stepping_par", "bfs")
@@ -44,7 +44,7 @@ def compare_bench_cpu(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) 
     params = runs.drop_duplicates("solver").set_index("solver")["params"] if len(runs) else {}
     rows = []
     for graph in pd.unique(runs["graph"]):  # config order
-        t = times[times["graph"] == graph].set_index("solver")
+        t = times[times["graph"] == graph].set_index("variant")
         base = t["median_ms"].get(BASELINE)
         calnev = _is_calnev(graph, stats)
         for solver in SOLVERS:

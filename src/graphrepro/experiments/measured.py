@@ -9,6 +9,8 @@ def per_source(runs: pd.DataFrame) -> pd.DataFrame:
     """Median over trials for each (graph, run id, source): one number per source, as the
     documents average one number per source over their random sources."""
     ok = runs[runs["status"] == "ok"]
+    if "variant" not in ok:  # tables written before run ids: every run used its defaults
+        ok = ok.assign(variant=ok["solver"])
     if ok.empty:
         return ok
     return ok.groupby(["graph", "solver", "variant", "source"], as_index=False).median(numeric_only=True)
@@ -27,7 +29,7 @@ def summarise_times(runs: pd.DataFrame, column: str = "solve_ms") -> pd.DataFram
 
 def run_status(runs: pd.DataFrame, variant: str) -> str | None:
     """None when the run (a run id) succeeded somewhere in ``runs``, else why not."""
-    mine = runs[runs["variant"] == variant]
+    mine = runs[runs["variant" if "variant" in runs else "solver"] == variant]
     if mine.empty:
         return "not in this config"
     if (mine["status"] == "ok").any():
