@@ -102,3 +102,29 @@ def upload(cuda, arrays: dict[str, np.ndarray], stream=None) -> tuple[dict, floa
 
 def blocks_for(n: int, threads: int) -> int:
     return max(1, (n + threads - 1) // threads)
+
+
+class CooperativeLauncher:
+    """Launch configurations for persistent kernels that sync the whole grid (cg.this_grid()).
+
+    A cooperative launch needs every block resident at once, so the grid is the smaller of what
+    the kernel can keep resident (registers, shared memory) and what the work needs. The kernel is
+    specialised for the arguments once, so the residency query and the launch use one compilation.
+    """
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._cache = {}
+
+    def __call__(self, kernel, args, work_items: int):
+        """(kernel to launch, blocks) for ``work_items`` items of one thread each at most."""
+        if simulated():
+            return kernel, 1  # the simulator's grid barrier only covers one block
+        key = id(kernel)
+        if key not in self._cache:
+            specialised = kernel.specialize(*args)
+            overload = next(iter(specialised.overloads.values()))
+            resident = overload.max_cooperative_grid_blocks(self.threads)
+            self._cache[key] = (specialised,
+                                max(1, min(resident, blocks_for(work_items, self.threads))))
+        return self._cache[key]

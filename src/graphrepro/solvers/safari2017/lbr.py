@@ -336,22 +336,7 @@ class _PersistentLBR(_DeviceGraph):
         self.worklists = cuda.device_array((2, n) if self.queue else (2, 1), dtype=np.int32,
                                            stream=self.stream)
         self.rounds = cuda.device_array(1, dtype=np.int32, stream=self.stream)
-        self._grids = {}
-
-    def _launchable(self, kernel, args):
-        """The kernel specialised for these arguments, and as many blocks as can be co-resident:
-        a cooperative launch needs all of its blocks running at once."""
-        if gpu.simulated():
-            return kernel, 1  # the simulator's grid barrier only covers one block
-        key = id(kernel)
-        if key not in self._grids:
-            specialised = kernel.specialize(*args)
-            overload = next(iter(specialised.overloads.values()))
-            resident = overload.max_cooperative_grid_blocks(self.threads)
-            owners = (self.n + self.t - 1) // self.t
-            self._grids[key] = (specialised,
-                                max(1, min(resident, gpu.blocks_for(owners, self.threads))))
-        return self._grids[key]
+        self._launchable = gpu.CooperativeLauncher(threads_per_block)
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         s = self.stream
@@ -360,7 +345,7 @@ class _PersistentLBR(_DeviceGraph):
             self.reset_counters()
         args = (source, self.k, self.t, self.indptr, self.indices, self.weights, self.d,
                 self.flags, self.words, self.rounds, self.counters, self.worklists)
-        kernel, blocks = self._launchable(persistent, args)
+        kernel, blocks = self._launchable(persistent, args, (self.n + self.t - 1) // self.t)
         with gpu.DeviceTimer(s).measure() as solve_time:
             kernel[blocks, self.threads, s](*args)
         distances, download_ms = self.download()

@@ -396,20 +396,7 @@ class _Sweep:
         self.piles = cuda.device_array((2, max(n, 1)) if nearfar else (2, 1), dtype=np.int32, stream=s)
         self.words = cuda.device_array(WORDS, dtype=np.int64, stream=s)
         self.hist = cuda.device_array(BUCKETS, dtype=np.int64, stream=s)
-        self._grids = {}
-
-    def _launchable(self, kernel, args):
-        """The kernel specialised for these arguments, and as many blocks as can be co-resident:
-        a cooperative launch needs all of its blocks running at once."""
-        if gpu.simulated():
-            return kernel, 1  # the simulator's grid barrier only covers one block
-        key = id(kernel)
-        if key not in self._grids:
-            specialised = kernel.specialize(*args)
-            overload = next(iter(specialised.overloads.values()))
-            resident = overload.max_cooperative_grid_blocks(self.threads)
-            self._grids[key] = (specialised, max(1, min(resident, gpu.blocks_for(self.n, self.threads))))
-        return self._grids[key]
+        self._launchable = gpu.CooperativeLauncher(self.threads)
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         s = self.stream
@@ -422,7 +409,7 @@ class _Sweep:
         probe = (source, self.delta, 0, self.indptr, self.indices, self.weights, self.d,
                  self.flags, self.farflag, self.queues, self.piles, self.words, self.hist, series,
                  totals)
-        launch, blocks = self._launchable(kernel, probe)
+        launch, blocks = self._launchable(kernel, probe, self.n)
         budget = max(1, int(self.m * blocks * self.threads))
         args = probe[:2] + (budget,) + probe[3:]
         with gpu.DeviceTimer(s).measure() as solve_time:
