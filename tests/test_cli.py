@@ -9,10 +9,13 @@ NUMBA_ENABLE_CUDASIM=1 from conftest.py, so ``--solver harish`` runs in the CUDA
 import gzip
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from graphrepro import gpu
+
+REPO = Path(__file__).resolve().parents[1]
 
 needs_cuda = pytest.mark.skipif(not gpu.cuda_available(),
                                 reason="no CUDA device and NUMBA_ENABLE_CUDASIM is not 1")
@@ -234,3 +237,22 @@ def test_targets_all_adds_the_planned_ones_with_their_issue():
     for planned in ("gerritsen2012_mst",
                     "gerritsen2012_sssp"):
         assert "(planned: issue " in lines[planned]
+
+
+def test_retabulate_rebuilds_target_tables_from_committed_runs(tmp_path):
+    # The committed H100 results: tables and figures come back from the run tables alone.
+    import shutil
+
+    ref = tmp_path / "reference"
+    shutil.copytree(REPO / "reports" / "reference", ref)
+    shutil.rmtree(ref / "targets")
+    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml", "h100-short.yaml")]
+    result = graphrepro("retabulate", str(ref), "--configfile", *configs,
+                        "--targets", "safari2017_fig3", "an2017_transfers")
+    assert result.returncode == 0, result.stderr
+    fig3 = (ref / "targets" / "safari2017_fig3.csv").read_text().splitlines()
+    assert len(fig3) == 1 + 7  # the seven Table 1 graphs
+    assert (ref / "figures" / "safari2017_fig3.png").stat().st_size > 1000
+    assert (ref / "targets" / "an2017_transfers.csv").is_file()
+    missing = graphrepro("retabulate", str(ref), "--configfile", configs[0], "--targets", "nope")
+    assert missing.returncode != 0
