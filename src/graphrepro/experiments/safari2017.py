@@ -426,6 +426,7 @@ def figure_fig4(runs: pd.DataFrame, ax) -> None:
                  palette="viridis", ax=ax)
     ax.set_yscale("log")
     ax.set_xticks(list(FIG4_K))
+    ax.legend(bbox_to_anchor=(1.01, 1), loc="upper left", fontsize=7)
     ax.set_title("safari2017 Fig. 4: LBR depth k and vertices per thread t (weights 1..10)")
 
 
