@@ -208,8 +208,10 @@ def summary_table2(table: pd.DataFrame) -> str:
             f"launches and {harish} round trips; LBR {cell('Proposed Algorithm', launches)} launch "
             f"and {lbr} round trips (its N blind launches read nothing back), as the paper says. "
             f"The persistent variant makes the whole solve one launch with "
-            f"{cell(PERSISTENT_ROW, trips) or 'no'} round trips. Space differs from the paper's "
-            f"4V+2A only because our distances are 64-bit.")
+            f"{cell(PERSISTENT_ROW, trips) or 'no'} round trips. Space is measured (device bytes): "
+            f"Harish {cell('Harish et al. [12 13]', 'Space complexity (words)')}, LBR "
+            f"{cell('Proposed Algorithm', 'Space complexity (words)')} against the paper's 4V+2A, "
+            f"with 64-bit distances (no sum can overflow) and a byte per flag.")
 
 
 def figure_table2(runs: pd.DataFrame, ax) -> None:
