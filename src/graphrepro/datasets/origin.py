@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 
-def describe_origin(origin: dict | None) -> str:
-    """One line saying what a graph is: the real file (URL, sha256) or which stand-in."""
+def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
+    """One line saying what a graph is: the real file (URL, sha256) or which stand-in.
+
+    ``brief`` leaves out why a stand-in was used: table cells repeat it on every row, and the
+    report says it once, in its list of what stands in.
+    """
     if not origin:
         return "synthetic (config generator)"
     kind = origin.get("kind")
@@ -19,8 +23,9 @@ def describe_origin(origin: dict | None) -> str:
     if kind == "stand-in":
         scale = origin.get("scale", 1)
         size = "paper-size" if scale == 1 else f"scale {scale:g}"
+        why = "" if brief else f": {origin.get('reason', '')}"
         return (f"STAND-IN ({size} {origin.get('generator')}, seed {origin.get('seed')}) for "
-                f"{origin.get('document_name', '?')}: {origin.get('reason', '')}{extra}")
+                f"{origin.get('document_name', '?')}{why}{extra}")
     if kind == "file":
         return f"file {origin.get('file', '')}{extra}"
     return str(kind or "unknown") + extra

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import json
+import re
 from pathlib import Path
 
 import jinja2
@@ -24,8 +25,13 @@ VERDICT_CLASSES = {"holds": "holds", "differs": "differs", "not run": "notrun",
                    "pending": "pending", "not implemented in this study": "na"}
 
 
+_DECIMAL = re.compile(r"-?\d+\.\d+(e[-+]?\d+)?|-?\d+e[-+]?\d+")  # integers stay as written
+
+
 def _html_table(df: pd.DataFrame) -> str:
     def fmt(v):
+        if isinstance(v, str) and _DECIMAL.fullmatch(v):
+            v = float(v)  # tables are read back as text: a measured 0.0750264998 shows as 0.07503
         if isinstance(v, float):
             return "" if pd.isna(v) else f"{v:,.4g}"
         return "" if v is None else str(v)

@@ -36,7 +36,7 @@ def mark_data(table: pd.DataFrame, stats: dict) -> pd.DataFrame:
         return table
     from ..datasets.origin import describe_origin
 
-    data = [describe_origin((stats.get(g) or {}).get("origin")) for g in table["graph"]]
+    data = [describe_origin((stats.get(g) or {}).get("origin"), brief=True) for g in table["graph"]]
     table = table.copy()
     table.insert(list(table.columns).index("graph") + 1, "data", data)
     return table
