@@ -5,7 +5,8 @@ import json
 import subprocess
 import sys
 
-import numpy as np
+from gpu_cases import solve_checked, with_zero_weights_and_an_island
+
 import pandas as pd
 import pytest
 
@@ -30,20 +31,7 @@ SMALL = {"threads_per_block": 32}
 
 
 def solve(graph, run_id, source, **params):
-    spec, full = resolve(run_id, **{**SMALL, **params})
-    result = spec.factory(graph, **full).solve(source, count=True)
-    verify.check(graph, source, result.distances, solver=run_id)  # raises on any wrong distance
-    return result
-
-
-def with_zero_weights_and_an_island(graph: CSRGraph) -> CSRGraph:
-    """Every third arc weighs 0, and three extra vertices (an arc among them) nothing reaches."""
-    src = np.repeat(np.arange(graph.num_vertices), np.diff(graph.indptr))
-    n = graph.num_vertices
-    weights = graph.weights.astype(np.int64).copy()
-    weights[::3] = 0
-    return CSRGraph.from_arcs(n + 3, np.r_[src, n, n + 1], np.r_[graph.indices, n + 1, n + 2],
-                              np.r_[weights, 5, 0], name=graph.name + "+zero+island")
+    return solve_checked(graph, run_id, source, SMALL, **params)
 
 
 GRAPHS = {

@@ -1,6 +1,8 @@
 """senthilkumar's workfront sweep, near-far pile and hybrid in the CUDA simulator, and the tables
 built from runs of them."""
 
+from gpu_cases import solve_checked, with_zero_weights_and_an_island
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,26 +22,13 @@ SMALL = {"threads_per_block": 16}
 
 
 def solve(graph, run_id, source, **params):
-    spec, full = resolve(run_id, **{**SMALL, **params})
-    result = spec.factory(graph, **full).solve(source, count=True)
-    verify.check(graph, source, result.distances, solver=run_id)  # raises on any wrong distance
-    return result
+    return solve_checked(graph, run_id, source, SMALL, **params)
 
 
 def shifted(graph: CSRGraph, by: int) -> CSRGraph:
     src = np.repeat(np.arange(graph.num_vertices), np.diff(graph.indptr))
     return CSRGraph.from_arcs(graph.num_vertices, src, graph.indices,
                               graph.weights.astype(np.int64) + by, name=graph.name + f"+{by}")
-
-
-def with_zero_weights_and_an_island(graph: CSRGraph) -> CSRGraph:
-    """Every third arc weighs 0, and three extra vertices nothing reaches."""
-    src = np.repeat(np.arange(graph.num_vertices), np.diff(graph.indptr))
-    n = graph.num_vertices
-    weights = graph.weights.astype(np.int64).copy()
-    weights[::3] = 0
-    return CSRGraph.from_arcs(n + 3, np.r_[src, n, n + 1], np.r_[graph.indices, n + 1, n + 2],
-                              np.r_[weights, 5, 0], name=graph.name + "+zero+island")
 
 
 def scale_free(n=70, seed=3) -> CSRGraph:
