@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import pandas as pd
 
-from graphrepro import verify
-from graphrepro.cli import load_graph
-from graphrepro.graph import generate
-from graphrepro.harness import RunSpec, draw_sources, measure
+from bench_graph import add_graph_arguments, graph_and_sources
+from graphrepro.harness import RunSpec, measure
 
 DEFAULT_RUNS = ["dijkstra", "workfront", "nearfar", "nearfar@c=8", "nearfar@c=64",
                 "hybrid@m=0.0625", "hybrid", "hybrid@m=1", "hybrid@m=4"]
@@ -30,30 +27,10 @@ HYBRID_GOAL = 1.10
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("graph", nargs="?", help="a graph file or .npz cache")
-    p.add_argument("--road-grid", type=int, help="generate a side x side road-like grid instead")
-    p.add_argument("--random", type=int, nargs=2, metavar=("VERTICES", "ARCS"),
-                   help="generate a uniform random graph instead")
-    p.add_argument("--sources", type=int, default=3)
-    p.add_argument("--trials", type=int, default=3)
-    p.add_argument("--seed", type=int, default=20170901)
-    p.add_argument("--runs", nargs="+", default=DEFAULT_RUNS)
-    p.add_argument("--csv", help="also write the per-run summary here")
+    add_graph_arguments(p, DEFAULT_RUNS)
     args = p.parse_args(argv)
 
-    t0 = time.perf_counter()
-    if args.road_grid:
-        graph = generate.road_grid(args.road_grid, args.road_grid, keep=0.7, max_weight=1000,
-                                   seed=3, name=f"road_{args.road_grid}x{args.road_grid}")
-    elif args.random:
-        graph = generate.random_digraph(*args.random, max_weight=1000, seed=3,
-                                        name=f"random_{args.random[0]}_{args.random[1]}")
-    else:
-        graph = load_graph(args.graph)
-    print(f"{graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs "
-          f"({time.perf_counter() - t0:.1f} s to load)", flush=True)
-    sources = [int(s) for s in draw_sources(graph, args.sources, args.seed)]
-    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
+    graph, sources, digests = graph_and_sources(args, road_keep=0.7)
 
     rows = []
     for run_id in args.runs:
