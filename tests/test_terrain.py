@@ -208,3 +208,32 @@ def test_grid_graph_weights_follow_the_thesis():
 def test_convert_array_refuses_non_grids(tmp_path):
     with pytest.raises(Exception, match="2-D"):
         convert_array(np.zeros(5), tmp_path / "x.zgrid", source={})
+
+
+# --- counted block I/O (shared by the chapter 2 MST and the chapter 4 SSSP) -----------------
+
+def test_zblocks_read_every_block_as_rows_and_count(tmp_path):
+    from graphrepro.terrain.blockio import BlockStore, IOCounter, ZBlocks
+    rng = np.random.default_rng(3)
+    grid = rng.integers(0, 1000, size=(13, 11))
+    convert_array(grid, tmp_path / "g.zgrid", source={"test": True})
+    counter = IOCounter()
+    blocks = ZBlocks(tmp_path / "g.zgrid", counter)
+    padded = np.zeros((16, 16), dtype=np.int64)
+    padded[:13, :11] = grid
+    seen = list(blocks.zorder_blocks(4))
+    assert len(seen) == 16 and seen[:4] == [(0, 0), (1, 0), (0, 1), (1, 1)]
+    for bx, by in seen:
+        r0, c0 = blocks.block_origin(4, bx, by)
+        assert np.array_equal(blocks.read(4, bx, by), padded[r0:r0 + 4, c0:c0 + 4])
+    assert counter.block_reads == 16 and counter.bytes_read == 16 * 16 * 2
+    with pytest.raises(Exception, match="power of two"):
+        blocks.read(3, 0, 0)
+    with pytest.raises(Exception, match="outside"):
+        blocks.read(8, 2, 0)
+    store = BlockStore(tmp_path / "side", counter)
+    store.write("level1_0_0", u=np.arange(3), w=np.ones(3))
+    back = store.read("level1_0_0")
+    assert np.array_equal(back["u"], np.arange(3)) and counter.block_writes == 1
+    assert counter.block_reads == 17 and counter.bytes_written > 0
+    assert not list((tmp_path / "side").glob("*.part"))
