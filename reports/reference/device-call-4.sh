@@ -6,9 +6,9 @@ GRAPHS=$(grep -v '^#' reports/reference/sweep-runs.txt | cut -d/ -f1 | sort -u)
 mkdir -p /tmp/bsub && tar xzf .boost/boost-subset.tgz -C /tmp/bsub && export BOOST_INCLUDE=/tmp/bsub
 t0=$(date +%s)
 # graphs and seeded sources (CPU work, in parallel), the native baselines, and calnev for the smoke check
-timeout 200 snakemake --cores 16 --keep-going --configfile config/h100.yaml \
+timeout 200 snakemake --cores 16 --keep-going \
     $(for g in $GRAPHS calnev; do echo results/sources/$g.json; done) build/native/manifest.json \
-    > $OUT/snakemake-inputs.log 2>&1
+    --configfile config/h100.yaml > $OUT/snakemake-inputs.log 2>&1
 echo "inputs done after $(( $(date +%s) - t0 )) s"
 # the CooperativeLauncher refactor's first run on hardware: lbr_persistent both frontiers
 mkdir -p /tmp/smoke/graphs /tmp/smoke/sources
@@ -18,7 +18,7 @@ python workflow/scripts/run_batch.py --results /tmp/smoke --trials 3 --warmup 1 
 left=$(( ${BUDGET:-540} - ($(date +%s) - t0) - 60 ))
 python workflow/scripts/run_batch.py --results results --trials 3 --warmup 1 --stop-after $left \
     --list reports/reference/sweep-runs.txt > $OUT/batch.log 2>&1
-timeout 60 snakemake --cores 16 --configfile config/h100.yaml results/benchmarks/an2017_transfers.csv \
+timeout 60 snakemake --cores 16 results/benchmarks/an2017_transfers.csv --configfile config/h100.yaml \
     > $OUT/snakemake-transfers.log 2>&1
 echo "all done after $(( $(date +%s) - t0 )) s"
 tar czf $OUT/results.tgz results/runs results/sources results/benchmarks /tmp/smoke/runs 2>/dev/null
