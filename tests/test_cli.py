@@ -246,7 +246,7 @@ def test_retabulate_rebuilds_target_tables_from_committed_runs(tmp_path):
     ref = tmp_path / "reference"
     shutil.copytree(REPO / "reports" / "reference", ref)
     shutil.rmtree(ref / "targets")
-    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml", "h100-short.yaml")]
+    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml")]
     result = graphrepro("retabulate", str(ref), "--configfile", *configs,
                         "--targets", "safari2017_fig3", "an2017_transfers")
     assert result.returncode == 0, result.stderr

@@ -37,6 +37,12 @@ def run_status(runs: pd.DataFrame, variant: str) -> str | None:
     return str(mine["status"].iloc[0])
 
 
+def not_run(status) -> str:
+    """A table cell for a run that did not happen: its status, said once as "not run: ..."."""
+    status = str(status or "no run")
+    return status if status.startswith("not run") else "not run: " + status
+
+
 def median_counter(runs: pd.DataFrame, graph: str, variant: str, counter: str) -> float | None:
     """The median over sources (and trials) of a counter, or None when it was not measured."""
     ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]

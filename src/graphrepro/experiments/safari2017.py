@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..datasets.origin import describe_origin
 from . import Target, target
-from .measured import median_counter, per_source, run_status, summarise_times
+from .measured import median_counter, not_run, per_source, run_status, summarise_times
 
 # Our solver for each Table 2 row we implement; the rest are shown for context.
 OURS = {"Harish et al. [12 13]": "harish", "Proposed Algorithm": "lbr"}
@@ -264,7 +264,7 @@ def compare_fig3(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd
         persistent_speedup = (ms["harish"] / ms[PERSISTENT]
                               if ms["harish"] and ms[PERSISTENT] else None)
         if speedup is None:
-            verdict = "not run: " + (run_status(runs[runs["graph"] == graph], "lbr") or "")
+            verdict = not_run(run_status(runs[runs["graph"] == graph], "lbr"))
         else:
             verdict = "holds" if speedup >= lowest else "differs"
             verdict += f" (LBR {speedup:.2f}x over Harish; the paper's range starts at {lowest:g}x)"
@@ -369,9 +369,9 @@ def compare_fig4(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd
         mine = grid[grid["graph"] == graph]
         base = {"graph": graph, "stands for": _stands_for(stats, graph) or "(synthetic)"}
         if mine.empty:
-            rows.append({**base, "verdict": "not run: " + (run_status(runs[runs["graph"] == graph],
-                                                                       f"lbr@k={paper_k},t={paper_t}")
-                                                           or "no LBR run")})
+            rows.append({**base, "verdict": not_run(run_status(runs[runs["graph"] == graph],
+                                                              f"lbr@k={paper_k},t={paper_t}")
+                                                   or "no LBR run")})
             continue
         lbr_at_k = mine[(mine["solver"] == "lbr") & (mine["k"] == paper_k)]
         for (solver, t_value), by_t in mine.groupby(["solver", "t"]):

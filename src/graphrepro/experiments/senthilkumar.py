@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import Target, target
-from .measured import median_counter, per_source, run_status, summarise_times
+from .measured import median_counter, not_run, per_source, run_status, summarise_times
 
 DOCUMENT = "senthilkumar"
 SEQUENTIAL = "dijkstra"
@@ -54,11 +54,6 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def _not_run(status) -> str:
-    status = str(status or "no run")
-    return status if status.startswith("not run") else "not run: " + status
-
-
 def _no_data(ax, text: str) -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
     ax.set_axis_off()
@@ -66,7 +61,10 @@ def _no_data(ax, text: str) -> None:
 
 
 def _kind(stats: dict, graph: str) -> str:
-    name = (_stands_for(stats, graph) or graph).lower()
+    # the stand-in's name can be a place ("California"): the dataset's title and generator say road
+    origin = stats.get(graph, {}).get("origin") or {}
+    name = " ".join([_stands_for(stats, graph), graph, str(origin.get("title", "")),
+                     str(origin.get("generator", ""))]).lower()
     return "road" if ROAD in name else "mesh" if "msdoor" in name or "mesh" in name else "scale-free"
 
 
@@ -116,7 +114,7 @@ def compare_table(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> p
 
 def _table_verdict(row: dict, ms: dict, pub: dict) -> str:
     if all(ms[v] is None for v in METHODS):
-        return _not_run(row["workfront (ms)"])
+        return not_run(row["workfront (ms)"])
     parts = []
     claimed = pub["nearfar_speedup_over_sequential"]
     ours = row["nearfar speedup over sequential"]
@@ -248,7 +246,7 @@ def _delta_verdicts(table: pd.DataFrame, pub: pd.DataFrame) -> list[str]:
         ours = pd.to_numeric(mine["ours (ms)"], errors="coerce")
         swept = mine[ours.notna() & mine["Delta"].map(lambda d: isinstance(d, (int, np.integer)))]
         if swept.empty:
-            out += [_not_run(mine["ours (ms)"].iloc[0])] * len(mine)
+            out += [not_run(mine["ours (ms)"].iloc[0])] * len(mine)
             continue
         best = int(swept.loc[pd.to_numeric(swept["ours (ms)"]).idxmin(), "Delta"])
         text = (f"{'holds' if best == paper_best else 'differs'}: fastest Delta ours {best}, "
@@ -307,7 +305,7 @@ def compare_switch(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> 
         base = {"graph": graph, "stands for": _stands_for(stats, graph) or "(synthetic)"}
         hybrids = here[here["variant"].str.startswith("hybrid")]
         if hybrids.empty:
-            rows.append({**base, "verdict": _not_run(run_status(runs[runs["graph"] == graph],
+            rows.append({**base, "verdict": not_run(run_status(runs[runs["graph"] == graph],
                                                                  "hybrid"))})
             continue
         better = min((v for v in (_ms(times, graph, "workfront"), _ms(times, graph, "nearfar"))
