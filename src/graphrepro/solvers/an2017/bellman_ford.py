@@ -52,6 +52,25 @@ _kernels: dict = {}
 
 # --- kernels shared by every variant: Alg. 2 and Alg. 4 --------------------------------------------
 
+def _relax_device():
+    """Every variant's relaxation of one arc ending at v (Alg. 3's body): atomicMin, and on an
+    improvement v joins the next round's mask and the flag says another round is needed."""
+    if "relax" in _kernels:
+        return _kernels["relax"]
+
+    @cuda.jit(device=True)
+    def relax_arc(dist, v, cand, mask1, flag):
+        old = cuda.atomic.min(dist, v, cand)
+        if cand < old:
+            mask1[v] = 1
+            flag[0] = 1
+            return 1
+        return 0
+
+    _kernels["relax"] = relax_arc
+    return relax_arc
+
+
 def _common():
     if "common" in _kernels:
         return _kernels["common"]
@@ -102,6 +121,8 @@ def _dense_kernel(order: str, k: int, count: bool):
     if key in _kernels:
         return _kernels[key]
 
+    relax_arc = _relax_device()
+
     @cuda.jit
     def relax(matrix, dist, mask, mask1, flag, counters, row_stop):
         n = dist.shape[0]
@@ -125,12 +146,8 @@ def _dense_kernel(order: str, k: int, count: bool):
                             w = matrix[i, j]
                             if w != NO_EDGE:
                                 cand = di + w
-                                old = cuda.atomic.min(dist, j, cand)
+                                improving += relax_arc(dist, j, cand, mask1, flag)
                                 relaxed += 1
-                                if cand < old:
-                                    mask1[j] = 1
-                                    flag[0] = 1
-                                    improving += 1
                         c += step_j
                 else:
                     j = first_j
@@ -138,12 +155,8 @@ def _dense_kernel(order: str, k: int, count: bool):
                         w = matrix[i, j]
                         if w != NO_EDGE:
                             cand = di + w
-                            old = cuda.atomic.min(dist, j, cand)
+                            improving += relax_arc(dist, j, cand, mask1, flag)
                             relaxed += 1
-                            if cand < old:
-                                mask1[j] = 1
-                                flag[0] = 1
-                                improving += 1
                         j += step_j
             i += step_i
         if count and relaxed > 0:
@@ -159,6 +172,8 @@ def _edgelist_kernel(count: bool):
     if key in _kernels:
         return _kernels[key]
 
+    relax_arc = _relax_device()
+
     @cuda.jit
     def relax(s, e, w, dist, mask, mask1, flag, counters):  # Alg. 6, grid-stride as Alg. 5
         a = cuda.grid(1)
@@ -170,12 +185,8 @@ def _edgelist_kernel(count: bool):
             if mask[u] == 1:
                 v = e[a]
                 cand = dist[u] + w[a]
-                old = cuda.atomic.min(dist, v, cand)
+                improving += relax_arc(dist, v, cand, mask1, flag)
                 relaxed += 1
-                if cand < old:
-                    mask1[v] = 1
-                    flag[0] = 1
-                    improving += 1
             a += stride
         if count and relaxed > 0:
             cuda.atomic.add(counters, 0, relaxed)
@@ -225,6 +236,8 @@ def _outgoing_kernel(count: bool):
     if key in _kernels:
         return _kernels[key]
 
+    relax_arc = _relax_device()
+
     @cuda.jit
     def relax(matrix, dist, mask, mask1, flag, counters):  # Alg. 8: push with atomicMin
         u = cuda.grid(1)
@@ -237,12 +250,8 @@ def _outgoing_kernel(count: bool):
                 w = matrix[u, v]  # lanes read V entries apart: not coalesced
                 if w != NO_EDGE:
                     cand = du + w
-                    old = cuda.atomic.min(dist, v, cand)
+                    improving += relax_arc(dist, v, cand, mask1, flag)
                     relaxed += 1
-                    if cand < old:
-                        mask1[v] = 1
-                        flag[0] = 1
-                        improving += 1
             if count and relaxed > 0:
                 cuda.atomic.add(counters, 0, relaxed)
                 cuda.atomic.add(counters, 1, improving)

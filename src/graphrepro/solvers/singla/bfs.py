@@ -100,17 +100,11 @@ class _EdgeBFS:
                 trips += 1
                 if self.flag_host[0] < launches:  # the last launch visited nothing: done
                     break
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.level.copy_to_host(stream=s)
-            s.synchronize()
         deepest = int(self.flag_host[0])
         counters = {"levels": deepest + 1, "search_launches": launches,
                     "kernel_launches": 1 + launches, "host_round_trips": trips,
                     "edges_examined": e.m * launches}
-        if count:
-            relaxed, improving = e.read_counters()
-            counters.update(edges_relaxed=relaxed, edges_improving=improving)
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return e.result(self.level, solve_time["ms"], counters, count)
 
 
 @register("singla_bfs", device="gpu", document="singla",

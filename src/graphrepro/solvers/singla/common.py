@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import gpu
 from ...errors import InputError
+from ..base import SolveResult
 
 THREADS_PER_BLOCK = 256
 MAX_THREADS_PER_BLOCK = 1024
@@ -63,3 +64,13 @@ class EdgeArrays:
         relaxed, improving = self.counters.copy_to_host(stream=self.stream)
         self.stream.synchronize()
         return int(relaxed), int(improving)
+
+    def result(self, answer, solve_ms: float, counters: dict, count: bool):
+        """Download ``answer`` (timed on the device) and add the relaxation tallies when counted."""
+        with gpu.DeviceTimer(self.stream).measure() as download_time:
+            values = answer.copy_to_host(stream=self.stream)
+            self.stream.synchronize()
+        if count:
+            relaxed, improving = self.read_counters()
+            counters.update(edges_relaxed=relaxed, edges_improving=improving)
+        return SolveResult(values, solve_ms, download_time["ms"], counters)

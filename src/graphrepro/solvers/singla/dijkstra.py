@@ -102,6 +102,21 @@ def _compile(count: bool):
             if (i == 0 or S[i - 1] != u) and M[u] == 0 and N[u] == minimum:
                 M[u] = r  # one writer per vertex: its first edge
 
+    @cuda.jit(device=True)
+    def relax_if_settled(i, S, E, W, N, M, r, counters):
+        u = S[i]
+        if M[u] == r:
+            # N[u] is final: only a zero-weight edge from another vertex settled now could
+            # write it, and that writes the same value.
+            candidate = N[u] + W[i]
+            v = E[i]
+            if count:
+                cuda.atomic.add(counters, 0, 1)
+            if candidate < N[v]:
+                old = cuda.atomic.min(N, v, candidate)
+                if count and candidate < old:
+                    cuda.atomic.add(counters, 1, 1)
+
     @cuda.jit
     def edge_relax(S, E, W, N, M, state, next_slot, r, counters):
         """Fig. 4: every edge whose start vertex was settled in round r relaxes its end vertex."""
@@ -109,18 +124,7 @@ def _compile(count: bool):
         if i == 0:
             state[next_slot] = INF  # nothing reads it until the next round's minimum kernel
         if i < S.shape[0]:
-            u = S[i]
-            if M[u] == r:
-                # N[u] is final: only a zero-weight edge from another vertex settled now could
-                # write it, and that writes the same value.
-                candidate = N[u] + W[i]
-                v = E[i]
-                if count:
-                    cuda.atomic.add(counters, 0, 1)
-                if candidate < N[v]:
-                    old = cuda.atomic.min(N, v, candidate)
-                    if count and candidate < old:
-                        cuda.atomic.add(counters, 1, 1)
+            relax_if_settled(i, S, E, W, N, M, r, counters)
 
     @cuda.jit
     def cooperative_rounds(S, E, W, N, M, state, counters):
@@ -153,16 +157,7 @@ def _compile(count: bool):
                     M[u] = r
             grid.sync()
             for i in range(first, m, stride):
-                u = S[i]
-                if M[u] == r:
-                    candidate = N[u] + W[i]
-                    v = E[i]
-                    if count:
-                        cuda.atomic.add(counters, 0, 1)
-                    if candidate < N[v]:
-                        old = cuda.atomic.min(N, v, candidate)
-                        if count and candidate < old:
-                            cuda.atomic.add(counters, 1, 1)
+                relax_if_settled(i, S, E, W, N, M, r, counters)
             grid.sync()
 
     _kernels[count] = (initialise, edge_minimum, edge_select, edge_relax, cooperative_rounds)
@@ -222,16 +217,10 @@ class _EdgeDijkstra:
                 trips += 1
                 if self.state_host[LAST_ROUND] < r:  # a round found no finite minimum: done
                     break
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.N.copy_to_host(stream=s)
-            s.synchronize()
         counters = {"rounds": int(self.state_host[LAST_ROUND]), "rounds_launched": r,
                     "kernel_launches": 1 + 3 * r, "host_round_trips": trips,
                     "edges_examined": 3 * e.m * r}
-        if count:
-            relaxed, improving = e.read_counters()
-            counters.update(edges_relaxed=relaxed, edges_improving=improving)
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return e.result(self.N, solve_time["ms"], counters, count)
 
     def _solve_cooperative(self, source: int, count: bool) -> SolveResult:
         e = self.edges
@@ -246,17 +235,11 @@ class _EdgeDijkstra:
             cooperative_rounds[blocks, tpb, s](*args)
             self.state.copy_to_host(self.state_host, stream=s)
             s.synchronize()
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.N.copy_to_host(stream=s)
-            s.synchronize()
         rounds = int(self.state_host[LAST_ROUND])
         counters = {"rounds": rounds, "rounds_launched": rounds + 1, "kernel_launches": 2,
                     "host_round_trips": 1, "grid_syncs": 3 * rounds + 1,
                     "edges_examined": e.m * (3 * rounds + 1), "cooperative_blocks": blocks}
-        if count:
-            relaxed, improving = e.read_counters()
-            counters.update(edges_relaxed=relaxed, edges_improving=improving)
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return e.result(self.N, solve_time["ms"], counters, count)
 
 
 @register("singla_dijkstra", device="gpu", document="singla",
