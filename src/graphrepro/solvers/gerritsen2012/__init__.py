@@ -22,6 +22,7 @@ REDUCE: dict[str, Callable] = {}
 
 _MODULES: tuple[str, ...] = (
     "mst_gpu",
+    "mst_gpu_reduce",
 )
 
 
