@@ -306,3 +306,22 @@ def test_reduce_grid_forests_match_the_oracle(seed):
     if seed == 3:
         keep = rng.random(side * side) < 0.1
     check_reduced(side * side, u, v, w, keep)
+
+
+def test_grid_kruskal_and_tree_verifier():
+    values = np.random.default_rng(12).integers(0, 3, size=(6, 9))
+    edges = grid_edges(values)
+    weight, mask = G.grid_kruskal_cpu(values)
+    assert weight == mst.reference_weight(edges)
+    lower, bit = np.nonzero(np.unpackbits(mask[:, None], axis=1, bitorder="little")[:, :4])
+    dr, dc = G.offset(bit + 4)
+    assert set(zip(lower.tolist(), (lower + dr * 9 + dc).tolist())) == kruskal_set(edges)
+    tree = G.grid_mst_gpu(values)
+    assert G.verify_grid_tree(values, tree) == weight
+    from graphrepro.errors import VerificationError
+    from graphrepro.solvers.gerritsen2012.types import BlockMST
+    swapped = BlockMST(tree.u.copy(), tree.v.copy(), tree.w.copy())
+    swapped.v[0] = swapped.u[0] + 1 if swapped.v[0] != swapped.u[0] + 1 else swapped.u[0] + 9
+    swapped.w[0] = max(values.flat[swapped.u[0]], values.flat[swapped.v[0]])
+    with pytest.raises(VerificationError, match="WRONG ANSWER"):
+        G.verify_grid_tree(values, swapped)

@@ -53,7 +53,8 @@ import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
 from ... import gpu
-from ...errors import InputError
+from ..._jit import sized
+from ...errors import InputError, VerificationError
 from ...mst import EdgeList, MSTResult, register_mst
 from . import PER_BLOCK_MST, register_step
 from .types import BlockMST
@@ -205,10 +206,12 @@ def _compile(bits: int) -> dict:
         return 1
 
     @cuda.jit(device=True)
-    def jump(c, comp, parent):
-        """Algorithm 4's shortcutting for an old root c, in one pass."""
+    def jump(c, comp, parent, best):
+        """Algorithm 4's shortcutting for an old root c, in one pass; and its slot's reset for the
+        next iteration (only roots' slots are ever written)."""
         if comp[c] != c:
             return
+        best[c] = KEY(INF)
         p = parent[c]
         while True:
             pp = parent[p]
@@ -218,10 +221,12 @@ def _compile(bits: int) -> dict:
             p = pp
 
     @cuda.jit(device=True)
-    def relabel(v, comp, parent, best):
-        """Algorithm 5, and the slot reset for the next iteration."""
-        comp[v] = parent[comp[v]]
-        best[v] = KEY(INF)
+    def relabel(v, comp, parent):
+        """Algorithm 5 (no write where the supervertex did not hook)."""
+        cv = comp[v]
+        root = parent[cv]
+        if root != cv:
+            comp[v] = root
 
     @cuda.jit(device=True)
     def tile_index(nb, rows, cols):
@@ -262,16 +267,16 @@ def _compile(bits: int) -> dict:
             words[slot] = 1
 
     @cuda.jit
-    def jump_k(nb, rows, cols, comp, parent):
+    def jump_k(nb, rows, cols, comp, parent, best):
         g = tile_index(nb, rows, cols)
         if g >= 0:
-            jump(g, comp, parent)
+            jump(g, comp, parent, best)
 
     @cuda.jit
-    def relabel_k(nb, rows, cols, comp, parent, best):
+    def relabel_k(nb, rows, cols, comp, parent):
         g = tile_index(nb, rows, cols)
         if g >= 0:
-            relabel(g, comp, parent, best)
+            relabel(g, comp, parent)
 
     @cuda.jit
     def persistent_k(rows, cols, vals, comp, parent, best, chosen, done, words, out):
@@ -309,10 +314,10 @@ def _compile(bits: int) -> dict:
             if words[slot] == 0:
                 break
             for g in range(tid, n, stride):
-                jump(g, comp, parent)
+                jump(g, comp, parent, best)
             grid.sync()
             for g in range(tid, n, stride):
-                relabel(g, comp, parent, best)
+                relabel(g, comp, parent)
             grid.sync()
         if atomics > 0:
             cuda.atomic.add(out, 0, atomics)
@@ -326,32 +331,147 @@ def _compile(bits: int) -> dict:
 
 # --- decoding on the host -------------------------------------------------------------------------
 
-@numba.njit(cache=True, nogil=True)
-def _decode(chosen, inf, wshift, imask, cols, bb):
+@sized
+def _decode(chosen, inf, wshift, imask, cols, bb, chunks):
     """The tree edges held in the root slots: (grid number, lower id, higher id, weight), ids
-    local to each grid, in slot order (so grid numbers ascend)."""
+    local to each grid, in slot order (so grid numbers ascend). Two passes over ``chunks``
+    slices: count, then fill."""
     n = chosen.shape[0]
-    count = 0
-    for i in range(n):
-        if np.int64(chosen[i]) != inf:
-            count += 1
-    blk = np.empty(count, dtype=np.int64)
-    u = np.empty(count, dtype=np.int64)
-    v = np.empty(count, dtype=np.int64)
-    w = np.empty(count, dtype=np.int64)
-    j = 0
-    for i in range(n):
-        k = np.int64(chosen[i])
-        if k != inf:
-            a = (k >> 4) & imask
-            d = (k >> 1) & 7
-            p = d if d < 4 else d + 1
-            blk[j] = i // bb
-            u[j] = a
-            v[j] = a + (p // 3 - 1) * cols + (p % 3 - 1)
-            w[j] = k >> wshift
-            j += 1
+    size = (n + chunks - 1) // chunks
+    counts = np.zeros(chunks + 1, dtype=np.int64)
+    for t in numba.prange(chunks):
+        found = 0
+        for i in range(t * size, min(n, (t + 1) * size)):
+            if np.int64(chosen[i]) != inf:
+                found += 1
+        counts[t + 1] = found
+    starts = np.cumsum(counts)
+    total = starts[chunks]
+    blk = np.empty(total, dtype=np.int64)
+    u = np.empty(total, dtype=np.int64)
+    v = np.empty(total, dtype=np.int64)
+    w = np.empty(total, dtype=np.int64)
+    for t in numba.prange(chunks):
+        j = starts[t]
+        for i in range(t * size, min(n, (t + 1) * size)):
+            k = np.int64(chosen[i])
+            if k != inf:
+                a = (k >> 4) & imask
+                d = (k >> 1) & 7
+                p = d if d < 4 else d + 1
+                blk[j] = i // bb
+                u[j] = a
+                v[j] = a + (p // 3 - 1) * cols + (p % 3 - 1)
+                w[j] = k >> wshift
+                j += 1
     return blk, u, v, w
+
+
+def decode_tree(chosen: np.ndarray, lay: KeyLayout, cols: int, bb: int):
+    return _decode(len(chosen), chosen, lay.inf, lay.wshift, lay.index_mask, cols, bb,
+                   max(1, min(256, len(chosen) >> 16)))
+
+
+# --- a CPU reference on the implicit grid ---------------------------------------------------------
+
+@numba.njit(cache=True, nogil=True)
+def _grid_kruskal(vals, top):
+    """Kruskal on the implicit grid with edges in packed-key order (weight, lower id, higher id):
+    a counting sort by weight of the edges generated in (lower id, direction) order, which is
+    (lower, higher) order. Returns the total weight and, per vertex, a bit for each of its forward
+    directions E, SW, S, SE (4..7) whose edge is in the tree."""
+    rows, cols = vals.shape
+    n = rows * cols
+    counts = np.zeros(top + 2, dtype=np.int64)
+    for a in range(n):
+        r = a // cols
+        c = a - r * cols
+        for d in range(4, 8):
+            dr = (d + 1) // 3 - 1
+            dc = (d + 1) % 3 - 1
+            if r + dr < rows and 0 <= c + dc < cols:
+                counts[max(vals[r, c], vals[r + dr, c + dc]) + 1] += 1
+    for i in range(1, top + 2):
+        counts[i] += counts[i - 1]
+    order = np.empty(counts[top + 1], dtype=np.int64)
+    for a in range(n):
+        r = a // cols
+        c = a - r * cols
+        for d in range(4, 8):
+            dr = (d + 1) // 3 - 1
+            dc = (d + 1) % 3 - 1
+            if r + dr < rows and 0 <= c + dc < cols:
+                w = max(vals[r, c], vals[r + dr, c + dc])
+                order[counts[w]] = a * 4 + d - 4
+                counts[w] += 1
+    parent = np.arange(n)
+    mask = np.zeros(n, dtype=np.uint8)
+    total = 0
+    joined = 0
+    for code in order:
+        if joined == n - 1:
+            break
+        a = code // 4
+        d = code - a * 4 + 4
+        b = a + ((d + 1) // 3 - 1) * cols + (d + 1) % 3 - 1
+        ra = a
+        while parent[ra] != ra:
+            parent[ra] = parent[parent[ra]]
+            ra = parent[ra]
+        rb = b
+        while parent[rb] != rb:
+            parent[rb] = parent[parent[rb]]
+            rb = parent[rb]
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+            mask[a] |= np.uint8(1 << (d - 4))
+            total += max(vals[a // cols, a % cols], vals[b // cols, b % cols])
+            joined += 1
+    return total, mask
+
+
+@numba.njit(cache=True, nogil=True)
+def _forward_mask(n, lower, d):
+    mask = np.zeros(n, dtype=np.uint8)
+    for i in range(len(lower)):
+        mask[lower[i]] |= np.uint8(1 << (d[i] - 4))
+    return mask
+
+
+def grid_kruskal_cpu(values2d: np.ndarray):
+    """(total weight, forward-edge bit mask) of the packed-key MST of a grid, on the CPU."""
+    values2d = np.ascontiguousarray(values2d, dtype=np.int32)
+    return _grid_kruskal(values2d, int(values2d.max()) if values2d.size else 0)
+
+
+def verify_grid_tree(values2d: np.ndarray, tree, what: str = "GPU MST") -> int:
+    """Raise VerificationError unless ``tree`` is exactly the packed-key MST of the grid (the same
+    edges as grid_kruskal_cpu, hence spanning, acyclic and of minimum weight). Returns its weight."""
+    values2d = np.asarray(values2d)
+    rows, cols = values2d.shape
+    want_weight, want = grid_kruskal_cpu(values2d)
+    u, v, w = (np.asarray(x, dtype=np.int64) for x in (tree.u, tree.v, tree.w))
+    problem = None
+    if len(u) != values2d.size - 1:
+        problem = f"{len(u)} edges, a spanning tree of {values2d.size} vertices has {values2d.size - 1}"
+    else:
+        a, b = np.minimum(u, v), np.maximum(u, v)
+        dr, dc = b // cols - a // cols, b % cols - a % cols
+        ok = (a >= 0) & (b < values2d.size) & (dr >= 0) & (dr <= 1) & (np.abs(dc) <= 1) & (a != b)
+        flat = values2d.reshape(-1)
+        if not ok.all():
+            problem = "an edge is not a grid edge"
+        elif not np.array_equal(np.maximum(flat[a], flat[b]), w):
+            problem = "an edge's weight is not max(val(u), val(v))"
+        else:
+            got = _forward_mask(values2d.size, a, direction(dr, dc))
+            if not np.array_equal(got, want):
+                problem = "its edges differ from Kruskal's in packed-key order"
+            elif int(w.sum()) != int(want_weight):
+                problem = f"total weight {int(w.sum())}, the minimum is {int(want_weight)}"
+    if problem:
+        raise VerificationError(f"WRONG ANSWER: {what} on a {rows} x {cols} grid: {problem}")
+    return int(want_weight)
 
 
 # --- drivers --------------------------------------------------------------------------------------
@@ -416,13 +536,24 @@ def _workspace(cuda_mod, n: int, lay: KeyLayout) -> _Workspace:
     return ws
 
 
-def _launchers() -> dict:
-    if "coop" not in _launchers_cache:
-        _launchers_cache["coop"] = gpu.CooperativeLauncher(PERSISTENT_THREADS)
-    return _launchers_cache
+_resident: dict = {}
 
 
-_launchers_cache: dict = {}
+def _cooperative(kernel, args, n: int):
+    """(kernel specialised for these argument types, blocks): every block must be resident at
+    once, so the grid is the smaller of what fits and what n vertices need. Unlike
+    gpu.CooperativeLauncher, the block count is worked out per call (one process times a 256 x 256
+    block and then the whole 40 ft grid) and the specialisation is cached per argument type."""
+    if gpu.simulated():
+        return kernel, 1  # the simulator's grid barrier only covers one block
+    types = tuple(getattr(a, "dtype", type(a)) for a in args)
+    key = (id(kernel), types)
+    if key not in _resident:
+        specialised = kernel.specialize(*args)
+        overload = next(iter(specialised.overloads.values()))
+        _resident[key] = (specialised, overload.max_cooperative_grid_blocks(PERSISTENT_THREADS))
+    specialised, resident = _resident[key]
+    return specialised, max(1, min(resident, gpu.blocks_for(n, PERSISTENT_THREADS)))
 
 
 def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
@@ -465,8 +596,8 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
                 iterations += 1
                 if ws.word_host[0] == 0:
                     break
-                k["jump"][tiles, threads, stream](*args, ws.comp, ws.parent)
-                k["relabel"][tiles, threads, stream](*args, ws.comp, ws.parent, ws.best)
+                k["jump"][tiles, threads, stream](*args, ws.comp, ws.parent, ws.best)
+                k["relabel"][tiles, threads, stream](*args, ws.comp, ws.parent)
                 launches += 2
                 slot = 1 - slot
             counters.update(launches=launches, iterations=iterations,
@@ -474,7 +605,7 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
         else:
             args = (rows, cols, ws.vals, ws.comp, ws.parent, ws.best, ws.chosen, ws.done,
                     ws.words, ws.out)
-            kernel, blocks = _launchers()["coop"](k["persistent"], args, n)
+            kernel, blocks = _cooperative(k["persistent"], args, n)
             kernel[blocks, PERSISTENT_THREADS, stream](*args)
             counters.update(launches=1, host_round_trips=0, resident_blocks=blocks,
                             threads_per_block=PERSISTENT_THREADS)
@@ -482,7 +613,7 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
         chosen = ws.chosen.copy_to_host(stream=stream)
         out = ws.out.copy_to_host(stream=stream)
         stream.synchronize()
-    blk, u, v, w = _decode(chosen, lay.inf, lay.wshift, lay.index_mask, cols, rows * cols)
+    blk, u, v, w = decode_tree(chosen, lay, cols, rows * cols)
     counters["atomics"] = int(out[0])
     if launch == "persistent":
         counters["iterations"] = int(out[1])
