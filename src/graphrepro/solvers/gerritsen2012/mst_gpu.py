@@ -444,12 +444,13 @@ def grid_kruskal_cpu(values2d: np.ndarray):
     return _grid_kruskal(values2d, int(values2d.max()) if values2d.size else 0)
 
 
-def verify_grid_tree(values2d: np.ndarray, tree, what: str = "GPU MST") -> int:
+def verify_grid_tree(values2d: np.ndarray, tree, what: str = "GPU MST", reference=None) -> int:
     """Raise VerificationError unless ``tree`` is exactly the packed-key MST of the grid (the same
-    edges as grid_kruskal_cpu, hence spanning, acyclic and of minimum weight). Returns its weight."""
+    edges as grid_kruskal_cpu, hence spanning, acyclic and of minimum weight). Returns its weight.
+    ``reference``: grid_kruskal_cpu's answer, when the caller checks several trees of one grid."""
     values2d = np.asarray(values2d)
     rows, cols = values2d.shape
-    want_weight, want = grid_kruskal_cpu(values2d)
+    want_weight, want = reference if reference is not None else grid_kruskal_cpu(values2d)
     u, v, w = (np.asarray(x, dtype=np.int64) for x in (tree.u, tree.v, tree.w))
     problem = None
     if len(u) != values2d.size - 1:
