@@ -207,18 +207,23 @@ def _compile(bits: int) -> dict:
 
     @cuda.jit(device=True)
     def jump(c, comp, parent, best):
-        """Algorithm 4's shortcutting for an old root c, in one pass; and its slot's reset for the
-        next iteration (only roots' slots are ever written)."""
+        """Algorithm 4's shortcutting for an old root c, in one pass: walk to the root halving
+        the path on the way (each visited node skips to its grandparent), so walkers sharing a
+        long chain shorten it for each other; then c points at the root. Every write names an
+        ancestor of the written node, so concurrent walkers never lose the root. Also resets
+        c's slot for the next iteration (only roots' slots are ever written)."""
         if comp[c] != c:
             return
         best[c] = KEY(INF)
-        p = parent[c]
+        x = c
         while True:
+            p = parent[x]
             pp = parent[p]
             if pp == p:
                 break
-            parent[c] = pp
-            p = pp
+            parent[x] = pp
+            x = pp
+        parent[c] = p
 
     @cuda.jit(device=True)
     def relabel(v, comp, parent):
@@ -353,13 +358,19 @@ def _decode(chosen, inf, wshift, imask, cols, bb, chunks):
     w = np.empty(total, dtype=np.int64)
     for t in numba.prange(chunks):
         j = starts[t]
-        for i in range(t * size, min(n, (t + 1) * size)):
+        first = t * size
+        block = first // bb
+        next_block = (block + 1) * bb
+        for i in range(first, min(n, first + size)):
+            if i == next_block:
+                block += 1
+                next_block += bb
             k = np.int64(chosen[i])
             if k != inf:
                 a = (k >> 4) & imask
                 d = (k >> 1) & 7
                 p = d if d < 4 else d + 1
-                blk[j] = i // bb
+                blk[j] = block
                 u[j] = a
                 v[j] = a + (p // 3 - 1) * cols + (p % 3 - 1)
                 w[j] = k >> wshift
@@ -519,6 +530,8 @@ class _Workspace:
         self.words = cuda_mod.to_device(np.zeros(3, dtype=np.int32))
         self.out = cuda_mod.to_device(np.zeros(2, dtype=np.int64))
         self.word_host = cuda_mod.pinned_array(1, dtype=np.int32)
+        self.stream = cuda_mod.stream()
+        self.timer = gpu.DeviceTimer(self.stream)
 
 
 _workspaces: dict = {}
@@ -568,8 +581,7 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
     cu = gpu.require_cuda()
     k = _compile(lay.bits)
     ws = _workspace(cu, n, lay)
-    stream = cu.stream()
-    timer = gpu.DeviceTimer(stream)
+    stream, timer = ws.stream, ws.timer
     with timer.measure() as up:
         ws.vals.copy_to_device(vals.reshape(-1), stream=stream)
         ws.out.copy_to_device(np.zeros(2, dtype=np.int64), stream=stream)
