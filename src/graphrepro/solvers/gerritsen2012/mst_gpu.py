@@ -145,14 +145,23 @@ def _compile(bits: int) -> dict:
     KEY = np.uint32 if bits == 32 else np.int64
 
     @cuda.jit(device=True)
-    def choose(g, vals, comp, best, done, rows, cols, bb):
-        """Algorithm 2 for vertex g: its lightest edge to another supervertex, folded into the
-        supervertex's slot. Returns 1 when it issued the atomicMin."""
+    def block_base(g, nb, bb):
+        """First global id of g's grid; 32-bit division where it fits (64-bit division is a
+        long instruction sequence on the GPU)."""
+        if nb == 1:
+            return np.int64(0)
+        if nb * bb <= 0xFFFFFFFF:
+            return np.int64(np.uint32(g) // np.uint32(bb)) * bb
+        return (g // bb) * bb
+
+    @cuda.jit(device=True)
+    def choose(g, base, vals, comp, best, done, rows, cols):
+        """Algorithm 2 for vertex g (of the grid starting at global id base): its lightest edge
+        to another supervertex, folded into the supervertex's slot. 1 when it did the atomicMin."""
         if done[g] != 0:
             return 0
-        base = (g // bb) * bb
         local = g - base
-        r = local // cols
+        r = np.int64(np.uint32(local) // np.uint32(cols))  # local < 2**32: the key's index field
         c = local - r * cols
         cv = comp[g]
         vv = np.int64(vals[g])
@@ -182,7 +191,7 @@ def _compile(bits: int) -> dict:
         return 0
 
     @cuda.jit(device=True)
-    def hook(c, comp, best, parent, chosen, cols, bb):
+    def hook(c, base, comp, best, parent, chosen, cols):
         """Algorithms 3 and 4 (first part) for supervertex root c: hook along the chosen edge,
         unless the other side chose the same edge and has the larger id. 1 when it hooked."""
         if comp[c] != c:
@@ -194,7 +203,7 @@ def _compile(bits: int) -> dict:
         a = (k >> 4) & IMASK
         d = (k >> 1) & 7
         p = d if d < 4 else d + 1
-        lower = (c // bb) * bb + a
+        lower = base + a
         higher = lower + (p // 3 - 1) * cols + (p % 3 - 1)
         other = higher if (k & 1) == 1 else lower
         c2 = comp[other]
@@ -258,7 +267,8 @@ def _compile(bits: int) -> dict:
         g = tile_index(nb, rows, cols)
         issued = 0
         if g >= 0:
-            issued = choose(g, vals, comp, best, done, rows, cols, rows * cols)
+            issued = choose(g, np.int64(cuda.blockIdx.z) * rows * cols, vals, comp, best, done,
+                            rows, cols)
         total = cuda.syncthreads_count(issued)
         if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and total > 0:
             cuda.atomic.add(tally, 0, total)
@@ -268,7 +278,8 @@ def _compile(bits: int) -> dict:
         g = tile_index(nb, rows, cols)
         if g == 0:
             words[1 - slot] = 0  # the next iteration's word; the host has read it already
-        if g >= 0 and hook(g, comp, best, parent, chosen, cols, rows * cols) == 1:
+        if g >= 0 and hook(g, np.int64(cuda.blockIdx.z) * rows * cols, comp, best, parent, chosen,
+                           cols) == 1:
             words[slot] = 1
 
     @cuda.jit
@@ -284,7 +295,7 @@ def _compile(bits: int) -> dict:
             relabel(g, comp, parent)
 
     @cuda.jit
-    def persistent_k(rows, cols, vals, comp, parent, best, chosen, done, words, out):
+    def persistent_k(nb, rows, cols, vals, comp, parent, best, chosen, done, words, out):
         grid = cuda.cg.this_grid()
         n = comp.shape[0]
         bb = rows * cols
@@ -307,11 +318,11 @@ def _compile(bits: int) -> dict:
             if tid == 0:
                 words[(it + 1) % 3] = 0  # last read two iterations ago, barriers since
             for g in range(tid, n, stride):
-                atomics += choose(g, vals, comp, best, done, rows, cols, bb)
+                atomics += choose(g, block_base(g, nb, bb), vals, comp, best, done, rows, cols)
             grid.sync()
             hooked = 0
             for g in range(tid, n, stride):
-                hooked |= hook(g, comp, best, parent, chosen, cols, bb)
+                hooked |= hook(g, block_base(g, nb, bb), comp, best, parent, chosen, cols)
             if hooked:
                 words[slot] = 1
             grid.sync()
@@ -616,7 +627,7 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
             counters.update(launches=launches, iterations=iterations,
                             host_round_trips=iterations, threads_per_block=THESIS_TILE ** 2)
         else:
-            args = (rows, cols, ws.vals, ws.comp, ws.parent, ws.best, ws.chosen, ws.done,
+            args = (nb, rows, cols, ws.vals, ws.comp, ws.parent, ws.best, ws.chosen, ws.done,
                     ws.words, ws.out)
             kernel, blocks = _cooperative(k["persistent"], args, n)
             kernel[blocks, PERSISTENT_THREADS, stream](*args)
