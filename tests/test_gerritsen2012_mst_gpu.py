@@ -51,6 +51,9 @@ GRIDS = {
     "random": lambda rng: rng.integers(0, 1001, size=(7, 9)),
     "constant": lambda rng: np.full((6, 6), 5),
     "few_values": lambda rng: rng.integers(0, 3, size=(8, 5)),
+    # every vertex hooks east (then south-west at a row's end) in the first round: one chain
+    # through all 120 vertices, the worst case for shortcutting
+    "falling_ramp": lambda rng: np.arange(120)[::-1].reshape(10, 12),
 }
 
 

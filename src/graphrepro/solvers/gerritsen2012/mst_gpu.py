@@ -33,9 +33,10 @@ Both run any number of independent (rows x cols) grids at once (``boruvka_blocks
 persistent one is the whole-grid MST with no I/O blocking (``grid_mst_gpu``).
 
 Where we depart from the letter, and why:
-- Algorithm 4 shortcuts parents with ceil(log2 C) launches; here each old root walks (and
-  shortens) its own parent chain inside one launch: parents only ever point to ancestors, so a
-  stale read costs a step, never a wrong root.
+- Algorithm 4 shortcuts parents with ceil(log2 C) launches; here each old root walks to its
+  root inside one launch, halving the path as it goes (walkers on one long chain shorten it for
+  each other), and Algorithm 5 follows the last step or two from there. Parents only ever point
+  to ancestors, so a stale read costs a step, never a wrong root.
 - Algorithm 3 appends the chosen edge to the MST with an atomic; here a supervertex writes its
   edge into its own root's slot (a root hooks once in its life), so the tree needs no atomics and
   no counter: exactly n - (supervertices left) slots get filled.
@@ -236,10 +237,17 @@ def _compile(bits: int) -> dict:
 
     @cuda.jit(device=True)
     def relabel(v, comp, parent):
-        """Algorithm 5 (no write where the supervertex did not hook)."""
+        """Algorithm 5: v takes its new root's colour. The root is followed, not read in one
+        step: a walker's halving write can land on a node after that node's own walker pointed
+        it at the root, leaving it one or two steps short. Nothing writes parents now."""
         cv = comp[v]
         root = parent[cv]
         if root != cv:
+            while True:
+                up = parent[root]
+                if up == root:
+                    break
+                root = up
             comp[v] = root
 
     @cuda.jit(device=True)
