@@ -597,6 +597,10 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
     vals = _check_values(values3, lay, what)
     nb, rows, cols = vals.shape
     n = vals.size
+    if launch == "thesis" and (nb > 65535 or rows > 16 * 65535):
+        raise InputError(f"{what}: the thesis launch tiles blocks along the grid's z and y axes, "
+                         f"at most 65535 blocks of at most {16 * 65535} rows; use "
+                         f"launch=\"persistent\"")
     cu = gpu.require_cuda()
     k = _compile(lay.bits)
     ws = _workspace(cu, n, lay)
