@@ -136,7 +136,7 @@ def _load_all() -> None:
     from . import algorithms  # noqa: F401  (registration)
     from ..solvers.gerritsen2012 import load_steps
 
-    load_steps()  # gerritsen2012's modules register their grid MST solvers too
+    load_steps()  # gerritsen2012's grid solvers register themselves with their step modules
 
 
 def get_mst_solver(name: str) -> MSTSolverSpec:
