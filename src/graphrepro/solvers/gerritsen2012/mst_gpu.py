@@ -32,6 +32,13 @@ Drivers:
 Both run any number of independent (rows x cols) grids at once (``boruvka_blocks``), and the
 persistent one is the whole-grid MST with no I/O blocking (``grid_mst_gpu``).
 
+Timings (ms, CUDA events): "mst" (the solve: every launch, and in the thesis launch the flag
+reads), "copy_back" (the root slots to the host), "other" (the upload of the values). The slots
+are decoded into (u, v, w) on the host after that. Counters: launches, iterations, host round
+trips, atomics (atomicMin on supervertex slots actually issued; a vertex whose key cannot lower
+the slot as last seen skips it, so the count varies a little between runs), and for the persistent
+kernel its resident blocks and grid barriers.
+
 Where we depart from the letter, and why:
 - Algorithm 4 shortcuts parents with ceil(log2 C) launches; here each old root walks to its
   root inside one launch, halving the path as it goes (walkers on one long chain shorten it for
