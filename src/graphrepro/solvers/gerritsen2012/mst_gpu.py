@@ -491,7 +491,8 @@ def verify_grid_tree(values2d: np.ndarray, tree, what: str = "GPU MST", referenc
     u, v, w = (np.asarray(x, dtype=np.int64) for x in (tree.u, tree.v, tree.w))
     problem = None
     if len(u) != values2d.size - 1:
-        problem = f"{len(u)} edges, a spanning tree of {values2d.size} vertices has {values2d.size - 1}"
+        problem = (f"{len(u)} edges, a spanning tree of {values2d.size} vertices has "
+                   f"{values2d.size - 1}")
     else:
         a, b = np.minimum(u, v), np.maximum(u, v)
         dr, dc = b // cols - a // cols, b % cols - a % cols
