@@ -328,3 +328,36 @@ def test_grid_kruskal_and_tree_verifier():
     swapped.w[0] = max(values.flat[swapped.u[0]], values.flat[swapped.v[0]])
     with pytest.raises(VerificationError, match="WRONG ANSWER"):
         G.verify_grid_tree(values, swapped)
+
+
+# --- the `mst` command ----------------------------------------------------------------------------
+
+def test_mst_command_refuses_a_plain_graph_in_one_line(tmp_path, capsys):
+    from graphrepro.cli import main
+
+    path = tmp_path / "path.gr"
+    path.write_text("p sp 3 2\na 1 2 4\na 2 3 5\n")
+    assert main(["mst", str(path), "--solver", "gerritsen_grid_gpu",
+                 "--output", str(tmp_path / "t.txt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "DEM grid" in err
+
+
+def test_mst_command_on_a_dem(tmp_path, capsys):
+    pytest.importorskip("graphrepro.terrain.dem")  # the DEM reader (issue 10's CPU part)
+    from graphrepro.cli import main
+
+    dem = tmp_path / "g.npy"
+    np.save(dem, np.random.default_rng(1).integers(0, 900, size=(5, 7)))
+    lines = {}
+    for name in ("kruskal", "gerritsen_boruvka32", "gerritsen_boruvka64", "gerritsen_grid_gpu"):
+        out = tmp_path / f"{name}.txt"
+        assert main(["mst", str(dem), "--solver", name, "--output", str(out)]) == 0
+        lines[name] = capsys.readouterr().out.strip().splitlines()[-1]
+        assert len(out.read_text().splitlines()) == 63  # padded to 8 x 8
+    assert len(set(lines.values())) == 1 and lines["kruskal"].endswith("edges 63")
+    np.save(dem, np.array([[0, 2000], [7, 1]]))
+    assert main(["mst", str(dem), "--solver", "gerritsen_boruvka32",
+                 "--output", str(tmp_path / "t.txt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "1023" in err
