@@ -282,6 +282,7 @@ def test_reduce_hand_made():
     assert got.u.tolist() == [0] and got.v.tolist() == [4] and got.w.tolist() == [9]
     assert got.rep.tolist() == [2]
     assert got.counters["dead_end_edges"] == 3
+    assert got.counters["contracted_paths"] == 1 and got.counters["contracted_path_edges"] == 4
 
 
 def test_reduce_no_keep_single_edge_and_empty():

@@ -90,7 +90,7 @@ def _compile() -> dict:
         return keep[x] == 0 and deg[x] == 2
 
     @cuda.jit
-    def contract_k(eu, ev, ew, keep, deg, xr, alive, status, ku, kv, kw):
+    def contract_k(eu, ev, ew, keep, deg, xr, alive, status, ku, kv, kw, kn):
         e = cuda.grid(1)
         if e >= eu.shape[0] or alive[e] == 0:
             return
@@ -106,7 +106,9 @@ def _compile() -> dict:
             blo = min(x, y)
             bhi = max(x, y)
             prev = e
+            length = 1
             while interior(cur, keep, deg):
+                length += 1
                 f = (xr[cur] ^ (prev + 1)) - 1
                 fu = eu[f]
                 fv = ev[f]
@@ -125,6 +127,7 @@ def _compile() -> dict:
                 ku[best] = start
                 kv[best] = cur
                 kw[best] = bw
+                kn[best] = length
 
     _kernels.update(zero=zero_k, degrees=degrees_k, peel=peel_k, contract=contract_k)
     return _kernels
@@ -150,10 +153,11 @@ def reduce_gpu(n: int, u, v, w, keep, **params) -> Reduced:
     if m == 0:
         return Reduced(empty, empty, empty, empty, empty,
                        {"dead_ends": 0.0, "contraction": 0.0, "copy_back": 0.0},
-                       {"launches": 0, "host_round_trips": 0, "dead_end_edges": 0})
+                       {"launches": 0, "host_round_trips": 0, "dead_end_edges": 0,
+                        "contracted_paths": 0, "contracted_path_edges": 0, "kept_edges": 0})
     cu = gpu.require_cuda()
     k = _compile()
-    gpu.check_fits(n * 17 + m * 33, f"reduce of a forest of {n:,} vertices")
+    gpu.check_fits(n * 17 + m * 37, f"reduce of a forest of {n:,} vertices")
     stream = cu.stream()
     timer = gpu.DeviceTimer(stream)
     with timer.measure() as up:
@@ -169,6 +173,7 @@ def reduce_gpu(n: int, u, v, w, keep, **params) -> Reduced:
     ku = cu.device_array(m, dtype=np.int32, stream=stream)
     kv = cu.device_array(m, dtype=np.int32, stream=stream)
     kw = cu.device_array(m, dtype=np.int64, stream=stream)
+    kn = cu.device_array(m, dtype=np.int32, stream=stream)
     vb, eb = gpu.blocks_for(n, THREADS), gpu.blocks_for(m, THREADS)
     with timer.measure() as dead:
         k["zero"][vb, THREADS, stream](deg0, xr0)
@@ -179,20 +184,23 @@ def reduce_gpu(n: int, u, v, w, keep, **params) -> Reduced:
                                        alive)
     with timer.measure() as con:
         k["contract"][eb, THREADS, stream](dev["eu"], dev["ev"], dev["ew"], dev["keep"], deg, xr,
-                                           alive, status, ku, kv, kw)
+                                           alive, status, ku, kv, kw, kn)
     with timer.measure() as back:
         h_status = status.copy_to_host(stream=stream)
         h_alive = alive.copy_to_host(stream=stream)
         h_ku = ku.copy_to_host(stream=stream)
         h_kv = kv.copy_to_host(stream=stream)
         h_kw = kw.copy_to_host(stream=stream)
+        h_kn = kn.copy_to_host(stream=stream)
         stream.synchronize()
     rep = np.flatnonzero(h_status == 1).astype(np.int64)
     definite = np.flatnonzero(h_status != 1).astype(np.int64)
     dead_end_edges = int(m - h_alive.sum())
+    lengths = h_kn[rep]
     counters = {"launches": 4, "host_round_trips": 0, "dead_end_edges": dead_end_edges,
-                "kept_edges": len(rep), "contracted_edges": m - dead_end_edges - len(rep),
-                "upload_us": int(round(up["ms"] * 1e3))}
+                "contracted_paths": int((lengths >= 2).sum()),
+                "contracted_path_edges": int(lengths[lengths >= 2].sum()),
+                "kept_edges": len(rep), "upload_us": int(round(up["ms"] * 1e3))}
     timings = {"dead_ends": dead["ms"], "contraction": con["ms"], "copy_back": back["ms"],
                "other": up["ms"]}
     return Reduced(h_ku[rep].astype(np.int64), h_kv[rep].astype(np.int64),
