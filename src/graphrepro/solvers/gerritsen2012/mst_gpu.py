@@ -365,8 +365,9 @@ def _compile(bits: int) -> dict:
 @sized
 def _decode(chosen, inf, wshift, imask, cols, bb, chunks):
     """The tree edges held in the root slots: (grid number, lower id, higher id, weight), ids
-    local to each grid, in slot order (so grid numbers ascend). Two passes over ``chunks``
-    slices: count, then fill."""
+    local to each grid, in slot order (so grid numbers ascend; no grid numbers for a single grid,
+    whose 40 ft size would make them 1.8 GB of zeros). Two passes over ``chunks`` slices: count,
+    then fill."""
     n = chosen.shape[0]
     size = (n + chunks - 1) // chunks
     counts = np.zeros(chunks + 1, dtype=np.int64)
@@ -378,7 +379,7 @@ def _decode(chosen, inf, wshift, imask, cols, bb, chunks):
         counts[t + 1] = found
     starts = np.cumsum(counts)
     total = starts[chunks]
-    blk = np.empty(total, dtype=np.int64)
+    blk = np.empty(total if bb < n else 0, dtype=np.int64)  # one grid: every edge is grid 0
     u = np.empty(total, dtype=np.int64)
     v = np.empty(total, dtype=np.int64)
     w = np.empty(total, dtype=np.int64)
@@ -396,7 +397,8 @@ def _decode(chosen, inf, wshift, imask, cols, bb, chunks):
                 a = (k >> 4) & imask
                 d = (k >> 1) & 7
                 p = d if d < 4 else d + 1
-                blk[j] = block
+                if bb < n:
+                    blk[j] = block
                 u[j] = a
                 v[j] = a + (p // 3 - 1) * cols + (p % 3 - 1)
                 w[j] = k >> wshift
@@ -704,6 +706,8 @@ def boruvka_blocks(values: np.ndarray, *, bits: int = 64, launch: str = "persist
     if nb == 0:
         return []
     blk, u, v, w, timings, counters = _boruvka(values, bits, launch, f"boruvka_blocks ({bits}-bit)")
+    if nb == 1:
+        blk = np.zeros(len(u), dtype=np.int64)
     share = {key: ms / nb for key, ms in timings.items()}
     cuts = np.searchsorted(blk, np.arange(nb + 1))
     return [BlockMST(u[cuts[i]:cuts[i + 1]], v[cuts[i]:cuts[i + 1]], w[cuts[i]:cuts[i + 1]],
