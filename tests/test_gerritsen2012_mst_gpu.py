@@ -203,6 +203,11 @@ def test_mst_solvers_need_a_grid_and_respect_the_key():
         result = mst.minimum_spanning_forest(edges, name)
         mst.check(edges, result, solver=name)
         assert mst.get_mst_solver(name).device == "gpu"
+    result = mst.minimum_spanning_forest(edges, "gerritsen_boruvka32", launch="persistent")
+    mst.check(edges, result, solver="gerritsen_boruvka32@launch=persistent")
+    assert result.counters["launches"] == 1
+    with pytest.raises(InputError, match="launch must be one of"):
+        mst.get_mst_solver("gerritsen_boruvka64").prepare(edges, launch="fast")
     plain = mst.from_arrays(3, [0, 1], [1, 2], [4, 5], name="path.gr")
     with pytest.raises(InputError, match="path.gr is a plain graph") as err:
         mst.get_mst_solver("gerritsen_grid_gpu").prepare(plain)

@@ -736,16 +736,17 @@ def grid_of(edges: EdgeList, solver: str) -> np.ndarray:
     return grid
 
 
-def _mst_factory(solver: str, bits: int, launch: str):
-    def factory(edges: EdgeList):
+def _mst_factory(solver: str, bits: int):
+    def factory(edges: EdgeList, launch: str):
+        if launch not in LAUNCHES:
+            raise InputError(f"{solver}: launch must be one of {', '.join(LAUNCHES)}, got "
+                             f"{launch!r}")
         grid = grid_of(edges, solver)
-        lay = layout(bits)
-        _check_values(grid[None], lay, solver)  # refuse now, before any device work
+        _check_values(grid[None], layout(bits), solver)  # refuse now, before any device work
 
         class Prepared:
             def solve(self):
-                tree = _boruvka(grid[None], bits, launch, solver)
-                _, u, v, w, timings, counters = tree
+                _, u, v, w, timings, counters = _boruvka(grid[None], bits, launch, solver)
                 counters = {**counters, **{f"{key}_us": int(round(ms * 1e3))
                                            for key, ms in timings.items() if key != "mst"}}
                 return MSTResult(u, v, w, timings["mst"], counters)
@@ -757,15 +758,15 @@ def _mst_factory(solver: str, bits: int, launch: str):
 
 register_mst("gerritsen_boruvka32", device="gpu", document="gerritsen2012",
              description="GPU Boruvka (Algorithms 1-5) on the DEM grid, the thesis's 32-bit "
-                         "packed key (weights <= 1023, grids up to 512 x 512), 16 x 16 threads, "
-                         "a launch per step and a flag read per iteration")(
-    _mst_factory("gerritsen_boruvka32", 32, "thesis"))
+                         "packed key (weights <= 1023, grids up to 512 x 512); launch=thesis: "
+                         "16 x 16 threads, a launch per step and a flag read per iteration; "
+                         "launch=persistent: one cooperative kernel",
+             defaults={"launch": "thesis"})(_mst_factory("gerritsen_boruvka32", 32))
 register_mst("gerritsen_boruvka64", device="gpu", document="gerritsen2012",
              description="GPU Boruvka (Algorithms 1-5) on the DEM grid with a 64-bit packed key "
-                         "(weights < 2**27, any grid that fits), 16 x 16 threads, a launch per "
-                         "step and a flag read per iteration")(
-    _mst_factory("gerritsen_boruvka64", 64, "thesis"))
+                         "(weights < 2**27, any grid that fits); launch as gerritsen_boruvka32",
+             defaults={"launch": "thesis"})(_mst_factory("gerritsen_boruvka64", 64))
 register_mst("gerritsen_grid_gpu", device="gpu", document="gerritsen2012",
              description="whole-grid GPU Boruvka, 64-bit packed key, no I/O blocking: one "
-                         "cooperative kernel, grid-wide barriers, no host round trip")(
-    _mst_factory("gerritsen_grid_gpu", 64, "persistent"))
+                         "cooperative kernel, grid-wide barriers, no host round trip",
+             defaults={"launch": "persistent"})(_mst_factory("gerritsen_grid_gpu", 64))
