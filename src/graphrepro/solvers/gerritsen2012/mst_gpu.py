@@ -47,6 +47,11 @@ Where we depart from the letter, and why:
 - Algorithm 3 appends the chosen edge to the MST with an atomic; here a supervertex writes its
   edge into its own root's slot (a root hooks once in its life), so the tree needs no atomics and
   no counter: exactly n - (supervertices left) slots get filled.
+- Algorithm 2's lines 25-28 pack the direction as seen from the higher endpoint (7 - dir when
+  the choosing vertex is the lower one); the text says "from the lowest endpoint to the highest"
+  and that edges to lower indices are picked first. Both are strict total orders, so both are
+  cycle-free; we follow the text, whose order is (weight, min(u, v), max(u, v)), the tie rule the
+  CPU steps share.
 - A vertex none of whose neighbours lies in another supervertex is marked done and skipped from
   then on (supervertices only grow), and a vertex whose key cannot lower its supervertex's slot
   skips the atomic.
