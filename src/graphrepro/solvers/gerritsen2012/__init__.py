@@ -20,7 +20,10 @@ PER_BLOCK_MST: dict[str, Callable] = {}
 PHASE1: dict[str, Callable] = {}
 REDUCE: dict[str, Callable] = {}
 
-_MODULES: tuple[str, ...] = ()
+_MODULES: tuple[str, ...] = (
+    "mst_gpu",
+    "mst_gpu_reduce",
+)
 
 
 def register_step(table: dict, name: str):
