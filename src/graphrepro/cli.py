@@ -30,6 +30,10 @@ def load_graph(path, fmt=None, name=None):
     from .graph import CSRGraph, read_graph
 
     path = Path(path)
+    from .terrain.dem import dem_graph, is_dem
+
+    if (fmt or "").lower() == "dem" or (fmt is None and is_dem(path)):
+        return dem_graph(path, name=name)  # gerritsen2012 1.5.1 grid, weights |val(i) - val(j)|
     if (fmt or "").lower() == "npz" or (fmt is None and path.suffix == ".npz"):
         if not path.is_file():
             raise InputError(f"{path}: no such file")
@@ -79,10 +83,10 @@ def cmd_solvers(args) -> int:
     if args.problem == "mst":
         from .mst import all_mst_solvers
 
-        for s in all_mst_solvers():
-            print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}")
-        return 0
-    for s in all_solvers():
+        specs = all_mst_solvers()
+    else:
+        specs = all_solvers()
+    for s in specs:  # one line format for both problems
         defaults = " ".join(f"{k}={v}" for k, v in s.defaults.items())
         print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}" + (f" [{defaults}]" if defaults else ""))
     return 0
@@ -93,9 +97,13 @@ def cmd_mst(args) -> int:
     `weight W edges E` (outside checks rely on that line)."""
     from . import mst
 
+    from .solvers import parse_run_id
+
+    name, params = parse_run_id(args.solver)
+    params.update(_params(args.param))
+    spec = mst.get_mst_solver(name)  # an unknown name fails before the grid is read
     edges = mst.load_edges(args.graph, args.format)
-    spec = mst.get_mst_solver(args.solver)
-    result = spec.prepare(edges).solve()
+    result = spec.prepare(edges, **params).solve()
     if not args.no_verify:
         mst.check(edges, result, solver=spec.name)
     u, v = edges.label_of(result.u).tolist(), edges.label_of(result.v).tolist()
@@ -501,9 +509,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="replace every weight by a seeded random integer LOW..HIGH")
 
     def graph_args(sp, name=True):
-        sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), or a .npz cache")
-        sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz"],
-                        help="override the format the extension implies")
+        sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), a .npz "
+                        "cache, or a DEM grid (GRASS/ESRI ASCII by content, gzip allowed; .npy; "
+                        ".zgrid): the 8-neighbour grid of gerritsen2012 1.5.1, ids row-major over "
+                        "the padded power-of-two square")
+        sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz", "dem"],
+                        help="override the format the extension or content implies")
         if name:
             sp.add_argument("--name", help="the graph's name in tables (default: the file's stem)")
 
@@ -524,7 +535,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("mst", help="a minimum spanning forest, written one edge per line")
     graph_args(sp, name=False)
-    sp.add_argument("--solver", default="kruskal", help="a name from `graphrepro solvers --problem mst`")
+    sp.add_argument("--solver", default="kruskal",
+                    help="a name from `graphrepro solvers --problem mst`, optionally with "
+                         "parameters: gerritsen_io@block=64,step=tournament")
+    sp.add_argument("--param", action="append", metavar="KEY=VALUE", help="solver parameter")
     sp.add_argument("--output", required=True, help="'u v weight' per tree edge, in the file's numbering")
     sp.add_argument("--no-verify", action="store_true",
                     help="skip the check (spanning forest, weight of the Kruskal reference)")
