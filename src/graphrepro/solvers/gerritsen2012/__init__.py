@@ -20,7 +20,11 @@ PER_BLOCK_MST: dict[str, Callable] = {}
 PHASE1: dict[str, Callable] = {}
 REDUCE: dict[str, Callable] = {}
 
-_MODULES: tuple[str, ...] = ()
+_MODULES: tuple[str, ...] = (
+    "mst_reduce",
+    "mst_blocks",
+    "mst_io",
+)
 
 
 def register_step(table: dict, name: str):
