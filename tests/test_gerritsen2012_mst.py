@@ -114,3 +114,183 @@ def test_mst_refuses_what_a_solver_cannot_represent(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "grid" in err[0]
     assert not (tmp_path / "o").exists()
+
+
+# --- dead ends and contraction (observations 3, 4) ---------------------------------------------
+
+from graphrepro.solvers.gerritsen2012 import PER_BLOCK_MST, REDUCE, step  # noqa: E402
+from graphrepro.solvers.gerritsen2012.mst_reduce import DELETIONS, STORAGES  # noqa: E402
+
+VARIANTS = [(d, s) for d in DELETIONS for s in STORAGES]
+
+
+def reduce_all(n, u, v, w, keep):
+    fn = step(REDUCE, "cpu")
+    out = [fn(n, np.array(u), np.array(v), np.array(w), np.array(keep), deletion=d, storage=s)
+           for d, s in VARIANTS]
+    for r in out[1:]:  # every variant gives the same answer; only the data structures differ
+        for name in ("u", "v", "w", "rep", "definite"):
+            np.testing.assert_array_equal(getattr(r, name), getattr(out[0], name), err_msg=name)
+    return out[0]
+
+
+def assert_partition(r, m):
+    both = np.concatenate([r.rep, r.definite])
+    np.testing.assert_array_equal(np.sort(both), np.arange(m))
+
+
+def test_dead_ends_and_a_contracted_path():
+    # boundary 0 - 1 - 2 - 3 - boundary 4, and a dead-end branch 2 - 5 - 6
+    u, v, w = [0, 1, 2, 3, 2, 5], [1, 2, 3, 4, 5, 6], [5, 7, 9, 1, 3, 4]
+    keep = [True, False, False, False, True, False, False]
+    r = reduce_all(7, u, v, w, keep)
+    assert_partition(r, 6)
+    assert (r.u.tolist(), r.v.tolist(), r.w.tolist()) == ([0], [4], [9])
+    assert r.rep.tolist() == [2]  # the path's maximum edge (2, 3)
+    assert r.definite.tolist() == [0, 1, 3, 4, 5]
+    assert r.counters["dead_end_edges"] == 2 and r.counters["contracted_paths"] == 1
+    assert set(r.timings) == {"dead_ends", "contraction"}
+
+
+def test_tie_on_the_path_maximum_picks_the_largest_pair():
+    # 0 - 1 - 2 - 3 all weight 4, ends kept: the rep is (2, 3), the last in packed-key order
+    r = reduce_all(4, [0, 1, 2], [1, 2, 3], [4, 4, 4], [True, False, False, True])
+    assert r.rep.tolist() == [2] and r.w.tolist() == [4]
+    r = reduce_all(4, [2, 0, 1], [3, 1, 2], [4, 4, 4], [True, False, False, True])
+    assert r.rep.tolist() == [0]  # the same edge (2, 3), listed first
+
+
+def test_a_tree_without_boundary_vanishes_and_terminal_edges_stay():
+    r = reduce_all(4, [0, 1, 2], [1, 2, 3], [1, 2, 3], [False] * 4)
+    assert len(r.u) == 0 and r.definite.tolist() == [0, 1, 2]
+    # a star: centre 0 has degree 3, so every branch to a kept leaf stays as it is
+    r = reduce_all(4, [0, 0, 0], [1, 2, 3], [1, 2, 3], [False, True, True, True])
+    assert sorted(r.rep.tolist()) == [0, 1, 2] and len(r.definite) == 0
+
+
+def random_forest(rng, n):
+    """A random spanning forest: a random tree's edges, a few dropped."""
+    parent = [int(rng.integers(0, i)) for i in range(1, n)]
+    u = np.array(parent, dtype=np.int64)
+    v = np.arange(1, n, dtype=np.int64)
+    drop = rng.random(n - 1) < 0.1
+    perm = rng.permutation(n)  # vertex ids not in tree order
+    return perm[u[~drop]], perm[v[~drop]], rng.integers(0, 4, int((~drop).sum()))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reduced_invariants_on_random_forests(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    u, v, w = random_forest(rng, n)
+    keep = rng.random(n) < 0.25
+    r = reduce_all(n, u, v, w, keep)
+    assert_partition(r, len(u))
+    deg = np.bincount(np.concatenate([r.u, r.v]), minlength=n)
+    # nothing left to remove: every vertex of degree 1 or 2 is a kept one
+    assert keep[(deg == 1) | (deg == 2)].all()
+    # a kept edge weighs what the original it stands for weighs
+    np.testing.assert_array_equal(r.w, np.asarray(w)[r.rep])
+
+
+# --- per-block MST steps ---------------------------------------------------------------------
+
+CPU_STEPS = ("kruskal", "tournament", "bgl")
+
+
+@pytest.mark.parametrize("side", [1, 2, 3, 5, 8, 16])
+def test_cpu_steps_agree_edge_for_edge_on_ties(side):
+    rng = np.random.default_rng(side)
+    values = rng.integers(0, 3, (side, side))  # weights 0..2: ties everywhere
+    u, v, w = dem.grid_edges(values)
+    want = mst.reference_weight(mst.from_arrays(side * side, u, v, w))
+    results = {s: step(PER_BLOCK_MST, s)(values) for s in CPU_STEPS}
+    for name, r in results.items():
+        assert len(r.u) == side * side - 1, name
+        assert int(r.w.sum()) == want, name
+        assert (r.u < r.v).all()
+        np.testing.assert_array_equal(r.u, results["kruskal"].u, err_msg=name)
+        np.testing.assert_array_equal(r.v, results["kruskal"].v, err_msg=name)
+        assert "mst" in r.timings
+
+
+def test_tie_rule_is_the_packed_key_order():
+    # all weights equal: Kruskal in packed-key order (lower endpoint, then direction) takes cell
+    # 0's east, south and south-east edges, then (1, 2), (1, 5), (3, 6), (3, 7), (4, 8); every
+    # other edge closes a cycle. Every CPU step must give exactly this tree.
+    values = np.zeros((3, 3), dtype=np.int64)
+    want = {(0, 1), (0, 3), (0, 4), (1, 2), (1, 5), (3, 6), (3, 7), (4, 8)}
+    for name in CPU_STEPS:
+        r = step(PER_BLOCK_MST, name)(values)
+        assert set(zip(r.u.tolist(), r.v.tolist())) == want, name
+
+
+# --- the whole framework -----------------------------------------------------------------------
+
+from graphrepro.solvers.gerritsen2012.mst_io import PARTS, io_mst  # noqa: E402
+from graphrepro.terrain import convert_array  # noqa: E402
+
+
+def framework_case(tmp_path, values, block, **kw):
+    values = np.asarray(values)
+    z = tmp_path / "g.zgrid"
+    convert_array(values, z, source={})
+    res = io_mst(z, tmp_path / f"blocks_{block}_{len(kw)}", block=block, **kw)
+    side = res.side
+    grid = np.zeros((side, side), dtype=np.int64)
+    grid[: values.shape[0], : values.shape[1]] = values
+    u, v, w = dem.grid_edges(grid)
+    edges = mst.from_arrays(side * side, u, v, w)
+    mst.check(edges, mst.MSTResult(res.u, res.v, res.w, 0.0), solver="gerritsen io")
+    return res
+
+
+@pytest.mark.parametrize("shape,block,top", [((5, 7), 2, 3), ((13, 9), 4, 2), ((16, 16), 4, 5),
+                                             ((30, 17), 8, 1000), ((8, 8), 8, 4)])
+def test_framework_equals_kruskal(tmp_path, shape, block, top):
+    values = np.random.default_rng(sum(shape)).integers(0, top, shape)
+    res = framework_case(tmp_path, values, block)
+    levels = [lv["side"] for lv in res.levels]
+    assert levels[0] == block and levels[-1] == res.side
+    assert set(res.phase_ms) == {"phase1", "phase2", "phase3"}
+    per = (res.side // block) ** 2
+    assert len(res.blocks) == per and all(set(PARTS) <= set(b) for b in res.blocks)
+    # phase 1 reads each grid block once and writes two side files per block (one when one
+    # block is the whole grid)
+    assert res.io["phase1"]["block_reads"] == per
+    assert res.io["phase1"]["block_writes"] == (2 * per if per > 1 else 1)
+
+
+@pytest.mark.parametrize("per_block", ["kruskal", "tournament", "bgl"])
+@pytest.mark.parametrize("deletion,storage", VARIANTS)
+def test_framework_every_variant(tmp_path, per_block, deletion, storage):
+    values = np.random.default_rng(7).integers(0, 3, (11, 14))
+    res = framework_case(tmp_path, values, 4, per_block=per_block,
+                         reduce_params={"deletion": deletion, "storage": storage})
+    ref = framework_case(tmp_path, values, 4, per_block="kruskal")
+    # the tie rule is shared, so the same tree comes out whatever the steps
+    assert set(zip(res.u.tolist(), res.v.tolist())) == set(zip(ref.u.tolist(), ref.v.tolist()))
+
+
+def test_framework_on_jacksboro(tmp_path):
+    from graphrepro.datasets.build import convert_terrain
+
+    z = tmp_path / "j.zgrid"
+    convert_terrain("jacksboro_dem", z, mode="standin", data_dir=tmp_path)
+    from graphrepro.terrain import open_zgrid, to_rows
+
+    zz, meta = open_zgrid(z)
+    grid = to_rows(zz, meta, padded=True).astype(np.int64)
+    res = io_mst(z, tmp_path / "blocks", block=64)
+    u, v, w = dem.grid_edges(grid)
+    mst.check(mst.from_arrays(grid.size, u, v, w), mst.MSTResult(res.u, res.v, res.w, 0.0),
+              solver="gerritsen io")
+
+
+def test_framework_refuses_bad_block(tmp_path):
+    z = tmp_path / "g.zgrid"
+    convert_array(np.ones((4, 4)), z, source={})
+    with pytest.raises(InputError):
+        io_mst(z, tmp_path / "b", block=3)
+    with pytest.raises(InputError):
+        io_mst(z, tmp_path / "b", block=8)

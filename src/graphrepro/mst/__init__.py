@@ -147,6 +147,9 @@ def register_mst(name: str, *, device: str = "cpu", document: str = "reference",
 
 def _load_all() -> None:
     from . import algorithms  # noqa: F401  (registration)
+    from ..solvers.gerritsen2012 import load_steps
+
+    load_steps()  # gerritsen2012's grid solvers register themselves with their step modules
 
 
 def get_mst_solver(name: str) -> MSTSolverSpec:
