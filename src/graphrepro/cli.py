@@ -116,6 +116,47 @@ def cmd_mst(args) -> int:
     return 0
 
 
+def _write_table(table, output: str) -> None:
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+
+
+def cmd_mst_blocks(args) -> int:
+    """gerritsen2012 Tables 3.1-3.5, 3.7, Fig. 3.6: phase 1 on the centre blocks, parts timed."""
+    from .solvers.gerritsen2012.mst_measure import measure_blocks
+
+    table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
+                           reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
+                           trials=args.trials, warmup=args.warmup,
+                           log=lambda m: print(m, file=sys.stderr))
+    _write_table(table, args.output)
+    return 0
+
+
+def cmd_mst_io(args) -> int:
+    """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
+    from .solvers.gerritsen2012.mst_measure import VARIANTS, measure_io
+
+    per_block, reduce = args.step, args.reduce
+    if args.variant:
+        if args.variant not in VARIANTS:
+            raise InputError(f"unknown variant {args.variant!r}; one of {', '.join(VARIANTS)}")
+        per_block, reduce = VARIANTS[args.variant]
+    if not per_block or not reduce:
+        raise InputError("give --variant, or both --step and --reduce")
+    table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
+                       sides=args.sides or (None,), trials=args.trials,
+                       verify_max_vertices=args.verify_max_vertices,
+                       log=lambda m: print(m, file=sys.stderr))
+    if args.variant:
+        table.insert(0, "variant", args.variant)
+    _write_table(table, args.output)
+    return 0
+
+
 def cmd_build_native(args) -> int:
     from . import native
 
@@ -543,6 +584,38 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-verify", action="store_true",
                     help="skip the check (spanning forest, weight of the Kruskal reference)")
     sp.set_defaults(func=cmd_mst)
+
+    def zgrid_args(sp):
+        sp.add_argument("zgrid", help="a converted grid (NAME.zgrid, written by `dem`)")
+        sp.add_argument("--variant", help="one of chapter 3's versions (a per-block step and a "
+                        "reduce step): cpu_baseline, gpu_baseline, cpu_tournament, cpu_mark, "
+                        "gpu_mark, cpu_prealloc, gpu_prealloc, gpu_reduce, gpu64_prealloc, "
+                        "gpu64_reduce")
+        sp.add_argument("--step", help="per-block MST step run id instead: bgl, tournament, "
+                        "kruskal, gpu_boruvka32, gpu_boruvka64")
+        sp.add_argument("--reduce", help="reduce step run id instead: cpu@deletion=mark,"
+                        "storage=prealloc, gpu")
+        sp.add_argument("--block-side", type=int, required=True,
+                        help="side of the start-level blocks (the thesis: 256)")
+        sp.add_argument("--trials", type=int, default=1)
+        sp.add_argument("--output", required=True, help="tidy CSV")
+
+    sp = sub.add_parser("mst-blocks", help="gerritsen2012 ch. 3: per-block MST, dead ends and "
+                        "contraction on the centre blocks of a grid, five parts timed, verified")
+    zgrid_args(sp)
+    sp.add_argument("--blocks", type=int, required=True, help="centre blocks (the thesis: 10,000)")
+    sp.add_argument("--warmup", type=int, default=1)
+    sp.set_defaults(func=cmd_mst_blocks)
+
+    sp = sub.add_parser("mst-io", help="gerritsen2012 ch. 2 / 3.5: the whole I/O-efficient MST, "
+                        "three phases timed, block transfers counted, verified")
+    zgrid_args(sp)
+    sp.add_argument("--sides", type=int, nargs="*",
+                    help="a size sweep: the centre SIDE x SIDE crop of the grid for each (Table 3.6)")
+    sp.add_argument("--verify-max-vertices", type=int, default=1 << 24,
+                    help="check the weight against Kruskal up to this many vertices; beyond, a "
+                         "spanning-tree check and an edge digest only")
+    sp.set_defaults(func=cmd_mst_io)
 
     sp = sub.add_parser("build-native", help="compile the C++ baselines (BGL, plain C++) with g++ -O3")
     sp.add_argument("--out", help="where the binaries go (default: build/native, or $GRAPHREPRO_NATIVE_DIR)")

@@ -109,6 +109,55 @@ def _key(kind, s, bx, by):
     return f"{kind}_{s}_{bx}_{by}"
 
 
+
+def process_block(zb: ZBlocks, store: BlockStore, b: int, bx: int, by: int, block_mst, reducer,
+                  per_block_params: dict, reduce_params: dict, *, whole: bool = False,
+                  keep_arrays: bool = False) -> dict:
+    """Phase 1 for one block: one counted read, its MST, dead ends and contraction with the
+    perimeter kept, two counted side-file writes. Returns Figure 3.6's five parts (ms) and the
+    steps' counters; with ``keep_arrays`` also the block's values and MST (for verification)."""
+    side = zb.side
+    local = np.arange(b * b, dtype=np.int64)
+    gid = (by * b + local // b) * side + bx * b + local % b
+    t0 = time.perf_counter()
+    values = zb.read(b, bx, by)
+    t_read = time.perf_counter() - t0
+    bm = block_mst(values, **per_block_params)
+    t1 = time.perf_counter()
+    row = {"bx": bx, "by": by, **{p: float(bm.timings.get(p, 0.0)) for p in PARTS}}
+    row["other"] += t_read * 1e3
+    row.update({f"mst_{k}": v for k, v in bm.counters.items()})
+    if keep_arrays:
+        row["_values"], row["_mst"] = values, bm
+    if whole:  # one block is the whole grid: its MST is the answer
+        store.write(_key("def", b, bx, by), u=gid[bm.u], v=gid[bm.v], w=bm.w)
+        row["other"] += (time.perf_counter() - t1) * 1e3
+        return row
+    per_local = boundary_cells(b)
+    keep = np.zeros(b * b, dtype=bool)
+    keep[per_local] = True
+    red = reducer(b * b, bm.u, bm.v, bm.w, keep, **reduce_params)
+    t2 = time.perf_counter()
+    d = red.definite
+    store.write(_key("def", b, bx, by), u=gid[bm.u[d]], v=gid[bm.v[d]], w=bm.w[d])
+    store.write(_key("red", b, bx, by), u=gid[red.u], v=gid[red.v], w=red.w,
+                ou=gid[bm.u[red.rep]], ov=gid[bm.v[red.rep]], ow=bm.w[red.rep],
+                per_ids=gid[per_local], per_vals=values.ravel()[per_local].astype(np.int64))
+    t3 = time.perf_counter()
+    parts = {p: float(red.timings.get(p, 0.0)) for p in ("dead_ends", "contraction", "copy_back")}
+    row["dead_ends"] += parts["dead_ends"]
+    row["contraction"] += parts["contraction"]
+    row["copy_back"] += parts["copy_back"]
+    # what the reduce step spent beyond its parts (a GPU step's uploads), and the two writes
+    row["other"] += max((t2 - t1) * 1e3 - sum(parts.values()), 0.0) + (t3 - t2) * 1e3
+    row.update({f"reduce_{k}": v for k, v in red.counters.items()})
+    row["kept_edges"] = len(red.u)
+    row["definite_edges"] = len(d)
+    if keep_arrays:
+        row["_reduced"] = red
+    return row
+
+
 def io_mst(zgrid, workdir, *, block: int, per_block: str = "tournament",
            per_block_params: dict | None = None, reduce: str = "cpu",
            reduce_params: dict | None = None, log=None) -> IOResult:
@@ -137,47 +186,13 @@ def io_mst(zgrid, workdir, *, block: int, per_block: str = "tournament",
 
     # --- phase 1: per-block MST, dead ends, contraction ---------------------------------------
     b = block
-    keep_local = _perimeter_mask(b).ravel() if b >= 2 else np.ones(1, dtype=bool)
-    local = np.arange(b * b, dtype=np.int64)
-    lr, lc = local // b, local % b
-    per_local = boundary_cells(b) if b >= 2 else local
     t_phase = time.perf_counter()
     before = snapshot()
     kept_total = 0
     for bx, by in zb.zorder_blocks(b):
-        t0 = time.perf_counter()
-        values = zb.read(b, bx, by)
-        t_read = time.perf_counter() - t0
-        bm = block_mst(values, **per_block_params)
-        t1 = time.perf_counter()
-        gid = (by * b + lr) * side + bx * b + lc
-        row = {"bx": bx, "by": by, **{p: float(bm.timings.get(p, 0.0)) for p in PARTS}}
-        row["other"] += t_read * 1e3
-        row.update({f"mst_{k}": v for k, v in bm.counters.items()})
-        if b == side:  # one block is the whole grid: its MST is the answer
-            store.write(_key("def", b, bx, by), u=gid[bm.u], v=gid[bm.v], w=bm.w)
-            row["other"] += (time.perf_counter() - t1) * 1e3
-            result.blocks.append(row)
-            break
-        red = reducer(b * b, bm.u, bm.v, bm.w, keep_local, **reduce_params)
-        t2 = time.perf_counter()
-        d = red.definite
-        store.write(_key("def", b, bx, by), u=gid[bm.u[d]], v=gid[bm.v[d]], w=bm.w[d])
-        store.write(_key("red", b, bx, by), u=gid[red.u], v=gid[red.v], w=red.w,
-                    ou=gid[bm.u[red.rep]], ov=gid[bm.v[red.rep]], ow=bm.w[red.rep],
-                    per_ids=gid[per_local], per_vals=values.ravel()[per_local].astype(np.int64))
-        t3 = time.perf_counter()
-        row["dead_ends"] += float(red.timings.get("dead_ends", 0.0))
-        row["contraction"] += float(red.timings.get("contraction", 0.0))
-        # whatever the reduce step spent beyond its two parts (a GPU step's copies) and the writes
-        reduce_rest = (t2 - t1) * 1e3 - sum(red.timings.get(p, 0.0) for p in ("dead_ends", "contraction"))
-        row["copy_back"] += float(red.timings.get("copy_back", 0.0))
-        row["other"] += max(reduce_rest - float(red.timings.get("copy_back", 0.0)), 0.0) \
-            + (t3 - t2) * 1e3
-        row.update({f"reduce_{k}": v for k, v in red.counters.items()})
-        row["kept_edges"] = len(red.u)
-        row["definite_edges"] = len(d)
-        kept_total += len(red.u)
+        row = process_block(zb, store, b, bx, by, block_mst, reducer, per_block_params,
+                            reduce_params, whole=(b == side))
+        kept_total += row.get("kept_edges", 0)
         result.blocks.append(row)
     result.phase_ms["phase1"] = (time.perf_counter() - t_phase) * 1e3
     result.io["phase1"] = since(before)
