@@ -508,9 +508,10 @@ def cmd_retabulate(args) -> int:
         if settings is None:
             raise InputError(f"target {name} is not in the given config files")
         run_ids = settings.get("runs") or list(target.solvers)
-        graphs = [g for g in settings["graphs"] if (root / "sources" / f"{g}.json").is_file()]
+        graphs = [g for g in settings.get("graphs") or []
+                  if (root / "sources" / f"{g}.json").is_file()]
         runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
-        if not graphs:
+        if not graphs and not (target.benchmarks and not settings.get("graphs")):
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
         benchmarks = [p for b in target.benchmarks
@@ -750,7 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")
     sp.add_argument("--runs", nargs="*", default=[], help="run tables (none for data-only targets)")
-    sp.add_argument("--sources", nargs="+", required=True)
+    sp.add_argument("--sources", nargs="*", default=[],
+                    help="the graphs' source records (none for targets that read only benchmarks)")
     sp.add_argument("--output", required=True)
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")
     sp.add_argument("--benchmarks", nargs="*", default=[],
