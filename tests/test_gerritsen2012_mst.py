@@ -505,3 +505,14 @@ def test_workflow_builds_chapter3_targets(tmp_path):
                       keep_default_na=False).set_index("what")
     assert "Kruskal" in t38.loc["Phase 1", "note"]
     assert (tmp_path / "results/figures/gerritsen2012_table3_8.png").is_file()
+
+
+def test_crop_centre_is_the_window_of_the_grid(small_zgrid, tmp_path):
+    from graphrepro.terrain import open_zgrid, to_rows
+
+    z, meta = open_zgrid(small_zgrid)
+    full = to_rows(z, meta, padded=True)
+    out = mst_measure.crop_centre(small_zgrid, 16, tmp_path / "c.zgrid")
+    zc, mc = open_zgrid(out)
+    r0, c0 = meta["rows"] // 2 - 8, meta["cols"] // 2 - 8
+    np.testing.assert_array_equal(to_rows(zc, mc), full[r0:r0 + 16, c0:c0 + 16])

@@ -59,24 +59,33 @@ rule gerritsen2012_mst_io_sweep:
         "{PY} -m graphrepro mst-io {input} {params.args} --output {output} 2> {log}"
 
 
+def g12_phases_args(which):
+    """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
+    whole-grid variant (`phases_full`: full_terrain, uncropped)."""
+    side = G12.get("phases_side") if which == "phases" else None
+    return (f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
+            f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"
+            + (f" --sides {side}" if side else ""))
+
+
 rule gerritsen2012_mst_phases:
     """Table 3.8: the three phases on the whole grid, with a CPU or a GPU first phase."""
     input:
-        g12_terrain("phases_terrain"),
+        lambda w: g12_terrain("phases_terrain" if w.which == "phases" else "full_terrain"),
     output:
-        f"{RES}/benchmarks/gerritsen2012_mst_phases_{{device}}.csv",
+        f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.csv",
     wildcard_constraints:
+        which="phases|phases_full",
         device="cpu|gpu",
     params:
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
-        args=(f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
-              f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"),
+        args=lambda w: g12_phases_args(w.which),
     resources:
         timing=1,
         gpu=lambda w: 1 if w.device == "gpu" else 0,
     log:
-        f"{RES}/logs/benchmarks/gerritsen2012_mst_phases_{{device}}.log",
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
     conda:
         CONDA_ENV
     shell:

@@ -179,16 +179,20 @@ def edge_digest(u, v) -> str:
 
 def crop_centre(zgrid, side: int, output) -> Path:
     """The centre side x side window of the grid's original region, converted anew (a size sweep
-    on one terrain); the window may reach into the padding when the grid is small."""
-    from ...terrain import convert_array, open_zgrid, to_rows
+    on one terrain); the window may reach into the padding when the grid is small. Only the
+    window's samples are gathered from the memory-mapped grid."""
+    from ...terrain import convert_array, morton, open_zgrid
 
     z, meta = open_zgrid(zgrid)
-    full = to_rows(z, meta, padded=True)
     if side > meta["side"]:
         raise InputError(f"sweep side {side} is larger than the grid's padded side {meta['side']}")
     r0 = max(0, min(meta["rows"] // 2 - side // 2, meta["side"] - side))
     c0 = max(0, min(meta["cols"] // 2 - side // 2, meta["side"] - side))
-    convert_array(full[r0:r0 + side, c0:c0 + side], output, dtype=meta["dtype"],
+    window = np.empty((side, side), dtype=z.dtype)
+    xs = np.arange(c0, c0 + side, dtype=np.int64)
+    for r in range(side):
+        window[r] = z[morton.encode(xs, np.full(side, r0 + r, dtype=np.int64))]
+    convert_array(window, output, dtype=meta["dtype"],
                   source={"crop_of": str(zgrid), "row0": int(r0), "col0": int(c0), "side": side})
     return Path(output)
 
