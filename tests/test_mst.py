@@ -111,7 +111,9 @@ def test_check_catches_each_kind_of_wrong_forest():
 
 def test_registry_lists_and_refuses():
     names = [s.name for s in mst.all_mst_solvers()]
-    assert names[0] == "kruskal" and set(names) == set(SOLVERS)
+    assert names[0] == "kruskal" and set(SOLVERS) <= set(names)
+    # the rest work on DEM grids only (gerritsen2012), tested in test_gerritsen2012_mst*.py
+    assert all(n.startswith("gerritsen_") for n in set(names) - set(SOLVERS))
     with pytest.raises(InputError, match="unknown MST solver"):
         mst.get_mst_solver("boruvka_typo")
 
