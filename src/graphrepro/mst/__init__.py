@@ -2,8 +2,9 @@
 
 Input is an :class:`EdgeList`: ``num_vertices`` and undirected edges ``u``, ``v``, ``w`` (int64),
 each vertex pair once at its lightest weight, no self-loops. :func:`from_graph` makes one from any
-graph `solve` reads (arcs taken as undirected); a DEM grid (issue 10) plugs in the same way, as
-another function returning an EdgeList, registered in :data:`READERS`.
+graph `solve` reads (arcs taken as undirected); a DEM grid (``terrain.dem``) is read by another
+function in :data:`READERS`, chosen by content, and its EdgeList carries the padded grid as
+``grid`` for the solvers that work on the grid itself.
 
 A solver is a factory ``(edges, **params) -> prepared`` whose ``prepared.solve()`` returns an
 :class:`MSTResult`: the forest's edges ``u``, ``v``, ``w`` plus the time of the algorithm alone.
