@@ -237,10 +237,13 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
         for s in sides:
             grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
             check = None
-            if warmup and s == sides[0]:  # compile the steps outside the timed runs
-                io_mst(grid, Path(tmp) / "warmup", block=min(block, s or block),
-                       per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
-                       reduce=parse_run_id(reduce)[0], reduce_params=red_params)
+            if warmup and s == sides[0]:  # compile the steps outside the timed runs, on a crop
+                side = ZBlocks(grid).side
+                small = crop_centre(grid, min(side, 4 * block), Path(tmp) / "warmup.zgrid")
+                for _ in range(warmup):
+                    io_mst(small, Path(tmp) / "warmup", block=min(block, side),
+                           per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
+                           reduce=parse_run_id(reduce)[0], reduce_params=red_params)
             for trial in range(trials):
                 work = Path(tmp) / f"blocks_{s}_{trial}"
                 t0 = time.perf_counter()
