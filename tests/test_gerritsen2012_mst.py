@@ -516,3 +516,15 @@ def test_crop_centre_is_the_window_of_the_grid(small_zgrid, tmp_path):
     zc, mc = open_zgrid(out)
     r0, c0 = meta["rows"] // 2 - 8, meta["cols"] // 2 - 8
     np.testing.assert_array_equal(to_rows(zc, mc), full[r0:r0 + 16, c0:c0 + 16])
+
+
+def test_a_reversed_cpu_gpu_ordering_is_called_out():
+    pub = published("gerritsen2012")
+    gpu_rows = fake_blocks("gpu_baseline", [1, 2, 3]).assign(device_name="NVIDIA H100 80GB HBM3")
+    b = {g12.bench("cpu_baseline"): fake_blocks("cpu_baseline", [10, 20, 30]),
+         g12.bench("gpu_baseline"): gpu_rows}
+    t = get_target("gerritsen2012_table3_1").compare(pd.DataFrame(), {}, pub, benchmarks=b)
+    mx = t.set_index("what").loc["Maximum"]
+    assert mx["verdict"] == "differs"  # the thesis's GPU lost on its slowest block (-21%)
+    assert "H100" in mx["note"] and "slower than its CPU" in mx["note"]
+    assert t.set_index("what").loc["Minimum", "verdict"] == ""  # same ordering as the thesis

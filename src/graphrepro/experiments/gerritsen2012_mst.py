@@ -150,6 +150,16 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
                    "[2] (ours)": _pct(ours["[2]"]), "verdict": "", "note": ""}
             if cpu and c is None:
                 row["CPU (ours)"] = cpu_missing or ""
+            thesis_speedup = row["speedup (thesis)"]
+            if what != "Average" and ours["speedup"] is not None and thesis_speedup and \
+                    (ours["speedup"] > 0) != _positive(thesis_speedup):
+                # the ordering of CPU and GPU on this row is the thesis's opposite: say so
+                row["verdict"] = "differs"
+                row["note"] = (f"ordering: the thesis's GPU version was "
+                               f"{'faster' if _positive(thesis_speedup) else 'slower'} than its CPU "
+                               f"version here, ours is {'faster' if ours['speedup'] > 0 else 'slower'}"
+                               f" ({_device(_table(benchmarks, gpu))} against the thesis's GeForce "
+                               f"GT 330M, 48 cores; and our CPU versions are numba, not C++)")
             if what == "Average":
                 thesis = row[f"{claim} (thesis)"]
                 missing = gpu_missing if (claim in ("speedup", "[2]") or item == "Table 3.5") \
@@ -178,6 +188,13 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
         return pd.DataFrame(rows, columns=COLUMNS)
 
     return compare
+
+
+def _device(df: pd.DataFrame | None) -> str:
+    if df is None or "device_name" not in df:
+        return "our GPU"
+    names = [n for n in df["device_name"].dropna().unique() if n not in ("none", "cpu")]
+    return str(names[0]) if names else "our GPU"
 
 
 def _positive(value: str) -> bool:
