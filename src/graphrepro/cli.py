@@ -30,6 +30,10 @@ def load_graph(path, fmt=None, name=None):
     from .graph import CSRGraph, read_graph
 
     path = Path(path)
+    from .terrain.dem import dem_graph, is_dem
+
+    if (fmt or "").lower() == "dem" or (fmt is None and is_dem(path)):
+        return dem_graph(path, name=name)  # gerritsen2012 1.5.1 grid, weights |val(i) - val(j)|
     if (fmt or "").lower() == "npz" or (fmt is None and path.suffix == ".npz"):
         if not path.is_file():
             raise InputError(f"{path}: no such file")
@@ -79,10 +83,10 @@ def cmd_solvers(args) -> int:
     if args.problem == "mst":
         from .mst import all_mst_solvers
 
-        for s in all_mst_solvers():
-            print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}")
-        return 0
-    for s in all_solvers():
+        specs = all_mst_solvers()
+    else:
+        specs = all_solvers()
+    for s in specs:  # one line format for both problems
         defaults = " ".join(f"{k}={v}" for k, v in s.defaults.items())
         print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}" + (f" [{defaults}]" if defaults else ""))
     return 0
@@ -93,9 +97,13 @@ def cmd_mst(args) -> int:
     `weight W edges E` (outside checks rely on that line)."""
     from . import mst
 
+    from .solvers import parse_run_id
+
+    name, params = parse_run_id(args.solver)
+    params.update(_params(args.param))
+    spec = mst.get_mst_solver(name)  # an unknown name fails before the grid is read
     edges = mst.load_edges(args.graph, args.format)
-    spec = mst.get_mst_solver(args.solver)
-    result = spec.prepare(edges).solve()
+    result = spec.prepare(edges, **params).solve()
     if not args.no_verify:
         mst.check(edges, result, solver=spec.name)
     u, v = edges.label_of(result.u).tolist(), edges.label_of(result.v).tolist()
@@ -105,6 +113,47 @@ def cmd_mst(args) -> int:
           f"{edges.components()} components, solve {result.solve_ms:.3f} ms"
           + ("" if args.no_verify else ", verified"), file=sys.stderr)
     print(f"weight {result.weight} edges {len(u)}")
+    return 0
+
+
+def _write_table(table, output: str) -> None:
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+
+
+def cmd_mst_blocks(args) -> int:
+    """gerritsen2012 Tables 3.1-3.5, 3.7, Fig. 3.6: phase 1 on the centre blocks, parts timed."""
+    from .solvers.gerritsen2012.mst_measure import measure_blocks
+
+    table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
+                           reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
+                           trials=args.trials, warmup=args.warmup,
+                           log=lambda m: print(m, file=sys.stderr))
+    _write_table(table, args.output)
+    return 0
+
+
+def cmd_mst_io(args) -> int:
+    """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
+    from .solvers.gerritsen2012.mst_measure import VARIANTS, measure_io
+
+    per_block, reduce = args.step, args.reduce
+    if args.variant:
+        if args.variant not in VARIANTS:
+            raise InputError(f"unknown variant {args.variant!r}; one of {', '.join(VARIANTS)}")
+        per_block, reduce = VARIANTS[args.variant]
+    if not per_block or not reduce:
+        raise InputError("give --variant, or both --step and --reduce")
+    table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
+                       sides=args.sides or (None,), trials=args.trials,
+                       verify_max_vertices=args.verify_max_vertices,
+                       log=lambda m: print(m, file=sys.stderr))
+    if args.variant:
+        table.insert(0, "variant", args.variant)
+    _write_table(table, args.output)
     return 0
 
 
@@ -459,9 +508,10 @@ def cmd_retabulate(args) -> int:
         if settings is None:
             raise InputError(f"target {name} is not in the given config files")
         run_ids = settings.get("runs") or list(target.solvers)
-        graphs = [g for g in settings["graphs"] if (root / "sources" / f"{g}.json").is_file()]
+        graphs = [g for g in settings.get("graphs") or []
+                  if (root / "sources" / f"{g}.json").is_file()]
         runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
-        if not graphs:
+        if not graphs and not (target.benchmarks and not settings.get("graphs")):
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
         benchmarks = [p for b in target.benchmarks
@@ -501,9 +551,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="replace every weight by a seeded random integer LOW..HIGH")
 
     def graph_args(sp, name=True):
-        sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), or a .npz cache")
-        sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz"],
-                        help="override the format the extension implies")
+        sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), a .npz "
+                        "cache, or a DEM grid (GRASS/ESRI ASCII by content, gzip allowed; .npy; "
+                        ".zgrid): the 8-neighbour grid of gerritsen2012 1.5.1, ids row-major over "
+                        "the padded power-of-two square")
+        sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz", "dem"],
+                        help="override the format the extension or content implies")
         if name:
             sp.add_argument("--name", help="the graph's name in tables (default: the file's stem)")
 
@@ -524,11 +577,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("mst", help="a minimum spanning forest, written one edge per line")
     graph_args(sp, name=False)
-    sp.add_argument("--solver", default="kruskal", help="a name from `graphrepro solvers --problem mst`")
+    sp.add_argument("--solver", default="kruskal",
+                    help="a name from `graphrepro solvers --problem mst`, optionally with "
+                         "parameters: gerritsen_io@block=64,step=tournament")
+    sp.add_argument("--param", action="append", metavar="KEY=VALUE", help="solver parameter")
     sp.add_argument("--output", required=True, help="'u v weight' per tree edge, in the file's numbering")
     sp.add_argument("--no-verify", action="store_true",
                     help="skip the check (spanning forest, weight of the Kruskal reference)")
     sp.set_defaults(func=cmd_mst)
+
+    def zgrid_args(sp):
+        sp.add_argument("zgrid", help="a converted grid (NAME.zgrid, written by `dem`)")
+        sp.add_argument("--variant", help="one of chapter 3's versions (a per-block step and a "
+                        "reduce step): cpu_baseline, gpu_baseline, cpu_tournament, cpu_mark, "
+                        "gpu_mark, cpu_prealloc, gpu_prealloc, gpu_reduce, gpu64_prealloc, "
+                        "gpu64_reduce")
+        sp.add_argument("--step", help="per-block MST step run id instead: bgl, tournament, "
+                        "kruskal, gpu_boruvka32, gpu_boruvka64")
+        sp.add_argument("--reduce", help="reduce step run id instead: cpu@deletion=mark,"
+                        "storage=prealloc, gpu")
+        sp.add_argument("--block-side", type=int, required=True,
+                        help="side of the start-level blocks (the thesis: 256)")
+        sp.add_argument("--trials", type=int, default=1)
+        sp.add_argument("--output", required=True, help="tidy CSV")
+
+    sp = sub.add_parser("mst-blocks", help="gerritsen2012 ch. 3: per-block MST, dead ends and "
+                        "contraction on the centre blocks of a grid, five parts timed, verified")
+    zgrid_args(sp)
+    sp.add_argument("--blocks", type=int, required=True, help="centre blocks (the thesis: 10,000)")
+    sp.add_argument("--warmup", type=int, default=1)
+    sp.set_defaults(func=cmd_mst_blocks)
+
+    sp = sub.add_parser("mst-io", help="gerritsen2012 ch. 2 / 3.5: the whole I/O-efficient MST, "
+                        "three phases timed, block transfers counted, verified")
+    zgrid_args(sp)
+    sp.add_argument("--sides", type=int, nargs="*",
+                    help="a size sweep: the centre SIDE x SIDE crop of the grid for each (Table 3.6)")
+    sp.add_argument("--verify-max-vertices", type=int, default=1 << 24,
+                    help="check the weight against Kruskal up to this many vertices; beyond, a "
+                         "spanning-tree check and an edge digest only")
+    sp.set_defaults(func=cmd_mst_io)
 
     sp = sub.add_parser("build-native", help="compile the C++ baselines (BGL, plain C++) with g++ -O3")
     sp.add_argument("--out", help="where the binaries go (default: build/native, or $GRAPHREPRO_NATIVE_DIR)")
@@ -663,7 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")
     sp.add_argument("--runs", nargs="*", default=[], help="run tables (none for data-only targets)")
-    sp.add_argument("--sources", nargs="+", required=True)
+    sp.add_argument("--sources", nargs="*", default=[],
+                    help="the graphs' source records (none for targets that read only benchmarks)")
     sp.add_argument("--output", required=True)
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")
     sp.add_argument("--benchmarks", nargs="*", default=[],

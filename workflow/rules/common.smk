@@ -35,13 +35,17 @@ def target_run_ids(name):
     return config["targets"][name].get("runs") or list(get_target(name).solvers)
 
 
+def target_graphs(name):
+    """A target's graphs; targets that read only benchmark tables (gerritsen2012's) have none."""
+    return config["targets"][name].get("graphs") or []
+
+
 def target_runs(name):
-    return [f"{RES}/runs/{g}/{r}.csv" for g in config["targets"][name]["graphs"]
-            for r in target_run_ids(name)]
+    return [f"{RES}/runs/{g}/{r}.csv" for g in target_graphs(name) for r in target_run_ids(name)]
 
 
 def target_sources(name):
-    return [f"{RES}/sources/{g}.json" for g in config["targets"][name]["graphs"]]
+    return [f"{RES}/sources/{g}.json" for g in target_graphs(name)]
 
 
 def graph_config(name):
@@ -84,5 +88,5 @@ for _name in config["targets"]:
     get_target(_name)  # an unknown target, solver or parameter fails here, before anything runs
     for _run in target_run_ids(_name):
         resolve(_run)
-    for _g in config["targets"][_name]["graphs"]:
+    for _g in target_graphs(_name):
         graph_config(_g)

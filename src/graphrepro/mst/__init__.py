@@ -2,8 +2,9 @@
 
 Input is an :class:`EdgeList`: ``num_vertices`` and undirected edges ``u``, ``v``, ``w`` (int64),
 each vertex pair once at its lightest weight, no self-loops. :func:`from_graph` makes one from any
-graph `solve` reads (arcs taken as undirected); a DEM grid (issue 10) plugs in the same way, as
-another function returning an EdgeList, registered in :data:`READERS`.
+graph `solve` reads (arcs taken as undirected); a DEM grid (``terrain.dem``) is read by another
+function in :data:`READERS`, chosen by content, and its EdgeList carries the padded grid as
+``grid`` for the solvers that work on the grid itself.
 
 A solver is a factory ``(edges, **params) -> prepared`` whose ``prepared.solve()`` returns an
 :class:`MSTResult`: the forest's edges ``u``, ``v``, ``w`` plus the time of the algorithm alone.
@@ -33,6 +34,9 @@ class EdgeList:
     labels: np.ndarray | None = None  # file vertex id of each internal vertex; None: id = i + base
     base: int = 0
     name: str = ""
+    # A DEM's padded square (int64, row-major, ids as the edges'): solvers that work on the grid
+    # itself (gerritsen2012's GPU Boruvka, the I/O-efficient framework) need it and refuse without.
+    grid: np.ndarray | None = field(default=None, repr=False, compare=False)
     _components: int | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -77,12 +81,22 @@ def _read_graph_file(path, fmt=None) -> EdgeList:
     return from_graph(load_graph(path, fmt))
 
 
-# How `mst` reads its input: one function per kind of file, each returning an EdgeList. The
-# DEM-grid reader of issue 10 adds itself here (and decides by content/extension in load_edges).
-READERS: dict[str, Callable[..., EdgeList]] = {"graph": _read_graph_file}
+def _read_dem(path, fmt=None) -> EdgeList:
+    from ..terrain.dem import dem_edge_list
+
+    return dem_edge_list(path)
+
+
+# How `mst` reads its input: one function per kind of file, each returning an EdgeList.
+READERS: dict[str, Callable[..., EdgeList]] = {"graph": _read_graph_file, "dem": _read_dem}
 
 
 def load_edges(path, fmt=None) -> EdgeList:
+    """A graph file, or a DEM grid (told by content: GRASS/ESRI ASCII, .npy, .zgrid)."""
+    from ..terrain.dem import is_dem
+
+    if fmt == "dem" or (fmt is None and is_dem(path)):
+        return READERS["dem"](path, fmt)
     return READERS["graph"](path, fmt)
 
 

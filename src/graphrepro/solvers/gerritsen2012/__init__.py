@@ -23,6 +23,9 @@ REDUCE: dict[str, Callable] = {}
 _MODULES: tuple[str, ...] = (
     "mst_gpu",
     "mst_gpu_reduce",
+    "mst_reduce",
+    "mst_blocks",
+    "mst_io",
 )
 
 

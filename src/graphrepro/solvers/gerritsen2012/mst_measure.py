@@ -1,0 +1,278 @@
+"""The measurements behind gerritsen2012 chapter 3's tables (the `mst-blocks` and `mst-io` commands).
+
+- ``measure_blocks``: Tables 3.1-3.5, 3.7 and Figure 3.6: phase 1 (per-block MST, dead ends,
+  contraction, side-file writes) on the centre blocks of a converted grid, one variant (a
+  per-block step and a reduce step, each a run id ``name@k=v``), the five parts timed per block.
+  The thesis ran the 10,000 centre blocks of 256 x 256 of the 40 ft grid, 16 x 16 threads per GPU
+  block; block side and count are arguments here.
+- ``measure_io``: Tables 3.6 and 3.8: the whole I/O-efficient MST on a grid (or its centre
+  crop), phase times and block transfers.
+
+Every block's MST is verified (weight against the Kruskal reference, spanning, acyclic) and, for a
+GPU step, compared edge for edge with the CPU "kruskal" step (the shared tie rule); every whole
+MST is verified against Kruskal where it fits (``verify_max_vertices``), else checked to be a
+spanning tree and its edge set digested, so CPU and GPU first phases can be compared. A failure
+raises VerificationError: nothing is written, the workflow stops.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ... import gpu, mst
+from ...errors import InputError, VerificationError
+from ...harness.measure import NOT_RUN_NO_GPU
+from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
+from ...terrain.dem import grid_edges
+from ..base import parse_run_id
+from . import PER_BLOCK_MST, REDUCE, step
+from .mst_io import PARTS, io_mst, process_block
+
+# Chapter 3's versions: (per-block step, reduce step). The thesis's baseline ran dead ends and
+# contraction on the CPU with std::vector and real deletion; 3.3.2 marks instead of deleting;
+# 3.3.3 preallocates; 3.3.4 moves dead ends and contraction to the GPU.
+VARIANTS = {
+    "cpu_baseline": ("bgl", "cpu@deletion=real,storage=growing"),
+    "gpu_baseline": ("gpu_boruvka32", "cpu@deletion=real,storage=growing"),
+    "cpu_tournament": ("tournament", "cpu@deletion=real,storage=growing"),
+    "cpu_mark": ("tournament", "cpu@deletion=mark,storage=growing"),
+    "gpu_mark": ("gpu_boruvka32", "cpu@deletion=mark,storage=growing"),
+    "cpu_prealloc": ("tournament", "cpu@deletion=mark,storage=prealloc"),
+    "gpu_prealloc": ("gpu_boruvka32", "cpu@deletion=mark,storage=prealloc"),
+    "gpu_reduce": ("gpu_boruvka32", "gpu"),
+    # beyond the thesis: the 64-bit key lifts the 10-bit weight and 512 x 512 block limits
+    "gpu64_prealloc": ("gpu_boruvka64", "cpu@deletion=mark,storage=prealloc"),
+    "gpu64_reduce": ("gpu_boruvka64", "gpu"),
+}
+
+
+def is_gpu(run_id: str) -> bool:
+    return parse_run_id(run_id)[0].startswith("gpu")
+
+
+def centre_blocks(rows: int, cols: int, side: int, b: int, count: int) -> list[tuple[int, int]]:
+    """The ``count`` blocks of side b nearest the centre of the original rows x cols region (the
+    thesis used the centre blocks, "because the most useful data is available in that part")."""
+    per = side // b
+    cy, cx = rows / 2 / b, cols / 2 / b
+    by, bx = np.meshgrid(np.arange(per), np.arange(per), indexing="ij")
+    dist = np.maximum(np.abs(by + 0.5 - cy), np.abs(bx + 0.5 - cx))
+    order = np.lexsort((bx.ravel(), by.ravel(), np.hypot(by + 0.5 - cy, bx + 0.5 - cx).ravel(),
+                        dist.ravel()))
+    chosen = order[:count]
+    return [(int(bx.ravel()[i]), int(by.ravel()[i])) for i in chosen]
+
+
+def _resolve(run_id: str, table: dict):
+    name, params = parse_run_id(run_id)
+    return step(table, name), {k: _typed(v) for k, v in params.items()}
+
+
+def _typed(v: str):
+    try:
+        return int(v)
+    except ValueError:
+        return v
+
+
+def verify_block(values, bm, *, where: str, tie_check: bool) -> None:
+    """The block's MST against the Kruskal reference; on a GPU step also edge for edge against the
+    CPU kruskal step, which uses the same packed-key tie rule."""
+    values = np.asarray(values, dtype=np.int64)
+    u, v, w = grid_edges(values)
+    edges = mst.from_arrays(values.size, u, v, w, name=where)
+    mst.check(edges, mst.MSTResult(bm.u, bm.v, bm.w, 0.0), solver=where)
+    if tie_check:
+        ref = step(PER_BLOCK_MST, "kruskal")(values)
+        if set(zip(bm.u.tolist(), bm.v.tolist())) != set(zip(ref.u.tolist(), ref.v.tolist())):
+            raise VerificationError(f"WRONG ANSWER: {where}: the MST differs edge for edge from the "
+                                    f"CPU's under the packed-key tie rule")
+
+
+def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None = None,
+                   reduce: str | None = None, block_side: int, blocks: int, trials: int = 1,
+                   warmup: int = 1, log=print) -> pd.DataFrame:
+    if variant is not None:
+        if variant not in VARIANTS:
+            raise InputError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+        per_block, reduce = VARIANTS[variant]
+    if per_block is None or reduce is None:
+        raise InputError("give a variant, or both a per-block step and a reduce step")
+    counter = IOCounter()
+    zb = ZBlocks(zgrid, counter)
+    b = block_side
+    if b < 2 or b > zb.side or b & (b - 1):
+        raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
+    chosen = centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)
+    device = "gpu" if is_gpu(per_block) or is_gpu(reduce) else "cpu"
+    base = {"variant": variant or f"{per_block}+{reduce}", "per_block": per_block,
+            "reduce": reduce, "device": device, "block_side": b, "blocks": len(chosen),
+            "grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols}
+
+    def not_run(status: str) -> pd.DataFrame:
+        log(f"{base['variant']}: {status}")
+        return pd.DataFrame([{**base, "status": status, "device_name": "none"}])
+
+    if device == "gpu" and not gpu.cuda_available():
+        return not_run(NOT_RUN_NO_GPU)
+    try:
+        block_mst, mst_params = _resolve(per_block, PER_BLOCK_MST)
+        reducer, red_params = _resolve(reduce, REDUCE)
+    except KeyError as e:
+        return not_run(f"not run: step not built here ({e.args[0]})")
+    device_name = gpu.device_name() if device == "gpu" else "cpu"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="graphrepro-blocks-") as tmp:
+        store = BlockStore(Path(tmp), counter)
+
+        def one(bx, by, check):
+            row = process_block(zb, store, b, bx, by, block_mst, reducer, mst_params, red_params,
+                                keep_arrays=check)
+            if check:
+                where = f"{per_block} on block ({bx}, {by}) of {Path(zgrid).name}"
+                verify_block(row.pop("_values"), row.pop("_mst"), where=where,
+                             tie_check=is_gpu(per_block))
+                red = row.pop("_reduced")
+                both = np.sort(np.concatenate([red.rep, red.definite]))
+                if not np.array_equal(both, np.arange(len(both))) or \
+                        len(both) != b * b - 1:
+                    raise VerificationError(f"WRONG ANSWER: {reduce} on block ({bx}, {by}): kept "
+                                            f"and definite edges do not partition the block's MST")
+            return row
+
+        try:
+            for _ in range(warmup):  # compiles, warms caches; verified, not recorded
+                one(*chosen[0], True)
+            for i, (bx, by) in enumerate(chosen):
+                for trial in range(trials):
+                    row = one(bx, by, trial == 0)
+                    row["total"] = sum(row[p] for p in PARTS)
+                    rows.append({**base, "block": i, "trial": trial, "status": "ok",
+                                 "device_name": device_name,
+                                 **{(f"{k}_ms" if k in PARTS or k == "total" else k): v
+                                    for k, v in row.items()}})
+        except InputError as e:  # the step cannot represent this grid (e.g. weights > 10 bits)
+            return not_run(f"refused: {e}")
+    table = pd.DataFrame(rows)
+    avg = table.groupby("block")["total_ms"].median()
+    log(f"{base['variant']}: {len(chosen)} blocks of {b}^2, per block min {avg.min():.2f} "
+        f"avg {avg.mean():.2f} max {avg.max():.2f} ms, verified")
+    return table
+
+
+# --- the whole framework ---------------------------------------------------------------------------
+
+def edge_digest(u, v) -> str:
+    a, b = np.minimum(u, v).astype(np.int64), np.maximum(u, v).astype(np.int64)
+    order = np.lexsort((b, a))
+    h = hashlib.sha256()
+    h.update(a[order].tobytes())
+    h.update(b[order].tobytes())
+    return h.hexdigest()[:16]
+
+
+def crop_centre(zgrid, side: int, output) -> Path:
+    """The centre side x side window of the grid's original region, converted anew (a size sweep
+    on one terrain); the window may reach into the padding when the grid is small. Only the
+    window's samples are gathered from the memory-mapped grid."""
+    from ...terrain import convert_array, morton, open_zgrid
+
+    z, meta = open_zgrid(zgrid)
+    if side > meta["side"]:
+        raise InputError(f"sweep side {side} is larger than the grid's padded side {meta['side']}")
+    r0 = max(0, min(meta["rows"] // 2 - side // 2, meta["side"] - side))
+    c0 = max(0, min(meta["cols"] // 2 - side // 2, meta["side"] - side))
+    window = np.empty((side, side), dtype=z.dtype)
+    xs = np.arange(c0, c0 + side, dtype=np.int64)
+    for r in range(side):
+        window[r] = z[morton.encode(xs, np.full(side, r0 + r, dtype=np.int64))]
+    convert_array(window, output, dtype=meta["dtype"],
+                  source={"crop_of": str(zgrid), "row0": int(r0), "col0": int(c0), "side": side})
+    return Path(output)
+
+
+def verify_whole(zgrid, res, *, verify_max_vertices: int) -> str:
+    """Kruskal's weight where the grid fits the limit; otherwise a spanning-tree check only."""
+    from ...terrain import open_zgrid, to_rows
+
+    n = res.side * res.side
+    if n <= verify_max_vertices:
+        z, meta = open_zgrid(zgrid)
+        grid = to_rows(z, meta, padded=True).astype(np.int64)
+        u, v, w = grid_edges(grid)
+        mst.check(mst.from_arrays(n, u, v, w, name=Path(zgrid).name),
+                  mst.MSTResult(res.u, res.v, res.w, 0.0), solver="gerritsen_io")
+        return "weight = Kruskal's, spanning, acyclic"
+    if len(res.u) != n - 1 or mst.first_cycle_edge(n, res.u, res.v) >= 0:
+        raise VerificationError(f"WRONG ANSWER: gerritsen_io on {zgrid}: {len(res.u)} edges or a "
+                                f"cycle; a spanning tree of {n} vertices has {n - 1}")
+    return (f"spanning tree checked; weight not checked against Kruskal ({n} vertices > "
+            f"verify_max_vertices {verify_max_vertices}): compare the edge digests of the runs")
+
+
+def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
+               trials: int = 1, warmup: int = 1, verify_max_vertices: int = 1 << 24,
+               log=print) -> pd.DataFrame:
+    """One row per (grid size, trial): the three phases' times and each phase's block transfers."""
+    device = "gpu" if is_gpu(per_block) or is_gpu(reduce) else "cpu"
+    base = {"per_block": per_block, "reduce": reduce, "device": device, "block_side": block}
+    if device == "gpu" and not gpu.cuda_available():
+        log(f"{per_block}+{reduce}: {NOT_RUN_NO_GPU}")
+        return pd.DataFrame([{**base, "status": NOT_RUN_NO_GPU, "device_name": "none"}])
+    try:
+        _, mst_params = _resolve(per_block, PER_BLOCK_MST)
+        _, red_params = _resolve(reduce, REDUCE)
+    except KeyError as e:
+        return pd.DataFrame([{**base, "status": f"not run: step not built here ({e.args[0]})",
+                              "device_name": "none"}])
+    device_name = gpu.device_name() if device == "gpu" else "cpu"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="graphrepro-io-") as tmp:
+        for s in sides:
+            grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
+            check = None
+            if warmup and s == sides[0]:  # compile the steps outside the timed runs, on a crop
+                side = ZBlocks(grid).side
+                small = crop_centre(grid, min(side, 4 * block), Path(tmp) / "warmup.zgrid")
+                for _ in range(warmup):
+                    io_mst(small, Path(tmp) / "warmup", block=min(block, side),
+                           per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
+                           reduce=parse_run_id(reduce)[0], reduce_params=red_params)
+            for trial in range(trials):
+                work = Path(tmp) / f"blocks_{s}_{trial}"
+                t0 = time.perf_counter()
+                try:
+                    res = io_mst(grid, work, block=min(block, s or block),
+                                 per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
+                                 reduce=parse_run_id(reduce)[0], reduce_params=red_params)
+                except InputError as e:
+                    return pd.DataFrame([{**base, "status": f"refused: {e}", "device_name": "none"}])
+                wall = (time.perf_counter() - t0) * 1e3
+                if check is None:
+                    check = verify_whole(grid, res, verify_max_vertices=verify_max_vertices)
+                row = {**base, "grid": Path(zgrid).stem, "side": res.side,
+                       "vertices": res.side * res.side, "trial": trial, "status": "ok",
+                       "device_name": device_name, "weight": res.weight,
+                       "edges_digest": edge_digest(res.u, res.v), "verified": check,
+                       "wall_ms": wall, "levels": len(res.levels)}
+                for phase, ms in res.phase_ms.items():
+                    row[f"{phase}_ms"] = ms
+                for phase, io in res.io.items():
+                    for k in ("block_reads", "block_writes", "bytes_read", "bytes_written",
+                              "read_seconds", "write_seconds"):
+                        row[f"{phase}_{k}"] = io[k]
+                rows.append(row)
+                import shutil
+
+                shutil.rmtree(work, ignore_errors=True)
+            log(f"{per_block}+{reduce} on {res.side}^2 (block {res.block}): "
+                + ", ".join(f"{p} {ms:.0f} ms" for p, ms in res.phase_ms.items())
+                + f"; {res.io['total']['block_reads']} reads, {res.io['total']['block_writes']} "
+                f"writes; {check}")
+    return pd.DataFrame(rows)

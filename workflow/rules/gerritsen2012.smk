@@ -1,0 +1,93 @@
+# gerritsen2012 chapter 3 (issue 10): the I/O-efficient MST's measurements, as benchmark tables
+# its targets read (experiments/gerritsen2012_mst.py). Settings: config `gerritsen2012_mst:`.
+from graphrepro.solvers.gerritsen2012.mst_measure import VARIANTS as G12_VARIANTS, is_gpu
+
+G12 = config.get("gerritsen2012_mst") or {}
+
+
+def g12_terrain(key):
+    name = G12.get(key) or G12.get("terrain") or "jacksboro_dem"
+    return f"{RES}/terrain/{name}.zgrid"
+
+
+def g12_uses_gpu(variant):
+    return 1 if any(is_gpu(r) for r in G12_VARIANTS[variant]) else 0
+
+
+rule gerritsen2012_mst_blocks:
+    """Tables 3.1-3.5, 3.7, Fig. 3.6: one version of the first phase on the centre blocks."""
+    input:
+        g12_terrain("terrain"),
+    output:
+        f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
+    wildcard_constraints:
+        variant="|".join(G12_VARIANTS),
+    params:
+        args=(f"--block-side {G12.get('block_side', 32)} --blocks {G12.get('blocks', 16)} "
+              f"--trials {G12.get('trials', 1)}"),
+    resources:
+        timing=1,
+        gpu=lambda w: g12_uses_gpu(w.variant),
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro mst-blocks {input} --variant {wildcards.variant} {params.args} "
+        "--output {output} 2> {log}"
+
+
+rule gerritsen2012_mst_io_sweep:
+    """Table 3.6: the whole framework on centre crops of growing side, transfers counted."""
+    input:
+        g12_terrain("terrain"),
+    output:
+        f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
+    params:
+        args=(f"--variant {G12.get('sweep_variant', 'cpu_prealloc')} "
+              f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
+              f"--sides {' '.join(str(s) for s in G12.get('sweep_sides', [64, 128, 256]))} "
+              f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"),
+    resources:
+        timing=1,
+        gpu=lambda w: g12_uses_gpu(G12.get("sweep_variant", "cpu_prealloc")),
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro mst-io {input} {params.args} --output {output} 2> {log}"
+
+
+def g12_phases_args(which):
+    """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
+    whole-grid variant (`phases_full`: full_terrain, uncropped)."""
+    side = G12.get("phases_side") if which == "phases" else None
+    return (f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
+            f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"
+            + (f" --sides {side}" if side else ""))
+
+
+rule gerritsen2012_mst_phases:
+    """Table 3.8: the three phases on the whole grid, with a CPU or a GPU first phase."""
+    input:
+        lambda w: g12_terrain("phases_terrain" if w.which == "phases" else "full_terrain"),
+    output:
+        f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.csv",
+    wildcard_constraints:
+        which="phases|phases_full",
+        device="cpu|gpu",
+    params:
+        variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
+                                  else "gpu_reduce"),
+        args=lambda w: g12_phases_args(w.which),
+    resources:
+        timing=1,
+        gpu=lambda w: 1 if w.device == "gpu" else 0,
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro mst-io {input} --variant {params.variant} {params.args} "
+        "--output {output} 2> {log}"
