@@ -493,9 +493,15 @@ def cmd_io_sssp(args) -> int:
     """gerritsen2012 chapter 4: the three-phase I/O-efficient SSSP on a .zgrid, counted and checked."""
     from .solvers.gerritsen2012 import sssp_io
 
-    if args.block < 2 or args.block & (args.block - 1):
-        raise InputError(f"--block {args.block}: the I/O-block side must be a power of two >= 2")
-    workdir = Path(args.workdir or Path(args.zgrid).with_suffix(f".gprime{args.block}"))
+    if "1" in args.phases:
+        if args.block is None or args.block < 2 or args.block & (args.block - 1):
+            raise InputError(f"--block {args.block}: phase 1 needs the I/O-block side, a power "
+                             "of two >= 2")
+        workdir = Path(args.workdir or Path(args.zgrid).with_suffix(f".gprime{args.block}"))
+    elif args.workdir is None:
+        raise InputError("--phases 23 needs --workdir: the G' that phase 1 wrote")
+    else:
+        workdir = Path(args.workdir)
     record: dict = {"zgrid": args.zgrid, "source": args.source, "block": args.block,
                     "phase1": args.phase1, "phase2": args.phase2}
     counter = sssp_io.IOCounter()
@@ -746,8 +752,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         ".zgrid (times, block I/O counts, check against Dijkstra)")
     sp.add_argument("zgrid", help="a converted grid (python -m graphrepro dem)")
     sp.add_argument("--source", type=int, default=0, help="row-major id in the padded square grid")
-    sp.add_argument("--block", type=int, required=True,
-                    help="I/O-block side m (M = m^2 vertices), a power of two")
+    sp.add_argument("--block", type=int,
+                    help="I/O-block side m (M = m^2 vertices), a power of two (phase 1)")
     sp.add_argument("--phase1", default="cpu_dijkstra",
                     help="phase-1 step: cpu_dijkstra, gpu_alg1, gpu_alg2")
     sp.add_argument("--phase1-param", action="append", metavar="KEY=VALUE",

@@ -371,8 +371,8 @@ def _sift_down(heap, pos, key, size, i):
 @numba.njit(cache=True)
 def _phase2(slot, m, bcells, bpos, bnd, right, bottom, src_slot, init, d, counters):
     """Dijkstra over G'. ``d`` (slots x k, INF) gets the final boundary distances; ``init`` the
-    source block's boundary distances from s. counters: [fetches, finalised, records read,
-    relaxations, max heap size]."""
+    source block's boundary distances from s. counters: [fetches, finalised, boundary-pair /
+    right / bottom records read, relaxations, max queue size]."""
     per = slot.shape[0]
     slots = per * per
     k = len(bcells)
@@ -400,7 +400,9 @@ def _phase2(slot, m, bcells, bpos, bnd, right, bottom, src_slot, init, d, counte
     side = per * m
     fetches = 0
     finalised = 0
-    reads = 0
+    reads_bnd = 0
+    reads_right = 0
+    reads_bottom = 0
     relaxations = 0
     max_size = size
     while size > 0:
@@ -417,19 +419,19 @@ def _phase2(slot, m, bcells, bpos, bnd, right, bottom, src_slot, init, d, counte
         by = by_of[q]
         # the records that hold q's edges: its own three, the right records of the blocks to
         # the left (left, up-left, down-left) and the bottom record of the block above
-        reads += 1
+        reads_bnd += 1
         if bx + 1 < per:
-            reads += 1
+            reads_right += 1
         if by + 1 < per:
-            reads += 1
+            reads_bottom += 1
         if bx > 0:
-            reads += 1
+            reads_right += 1
             if by > 0:
-                reads += 1
+                reads_right += 1
             if by + 1 < per:
-                reads += 1
+                reads_right += 1
         if by > 0:
-            reads += 1
+            reads_bottom += 1
         while True:
             t = -1
             dt = INF
@@ -500,9 +502,11 @@ def _phase2(slot, m, bcells, bpos, bnd, right, bottom, src_slot, init, d, counte
                             _sift_up(heap, pos, key, pos[q2])
     counters[0] = fetches
     counters[1] = finalised
-    counters[2] = reads
-    counters[3] = relaxations
-    counters[4] = max_size
+    counters[2] = reads_bnd
+    counters[3] = reads_right
+    counters[4] = reads_bottom
+    counters[5] = relaxations
+    counters[6] = max_size
 
 
 # --- G' as CSR, for phase 2 on the GPU -------------------------------------------------------
@@ -741,9 +745,9 @@ def warm_up() -> None:
     side = np.zeros((per * per, m, 3), dtype=np.int32)
     d = np.full((per * per, k), INF, dtype=np.int64)
     _phase2(slot, m, bcells, bpos, bnd, side, side, 0, np.zeros(k, np.int64), d,
-            np.zeros(5, np.int64))
+            np.zeros(7, np.int64))
     _phase2(slot, m, bcells, bpos, bnd.astype(np.int64), side, side, 0, np.zeros(k, np.int64), d,
-            np.zeros(5, np.int64))
+            np.zeros(7, np.int64))
     vals = np.zeros((1, m, m), dtype=np.int64)
     _phase3_serial(vals, bcells, np.zeros((1, k), np.int64), np.empty((1, m * m), np.int64))
     _phase3_parallel(vals, bcells, np.zeros((1, k), np.int64), np.empty((1, m * m), np.int64))
@@ -780,12 +784,14 @@ def phases23(directory, source: int, *, phase2: str = "cpu", batch_vertices: int
     bnd, right, bottom = g.records("bnd"), g.records("right"), g.records("bottom")
     d = np.full((per * per, k), INF, dtype=np.int64)
     if phase2 == "cpu":
-        c = np.zeros(5, dtype=np.int64)
+        c = np.zeros(7, dtype=np.int64)
         _phase2(slot, m, bcells, bpos, bnd.array, right.array, bottom.array, src_slot, init, d, c)
-        bnd.count_reads(c[2])  # records of mixed kinds; bytes counted at the boundary-pair size
+        bnd.count_reads(c[2])
+        right.count_reads(c[3])
+        bottom.count_reads(c[4])
         counters.update(phase2_fetches=int(c[0]), phase2_finalised=int(c[1]),
-                        phase2_record_reads=int(c[2]), phase2_relaxations=int(c[3]),
-                        phase2_max_queue=int(c[4]))
+                        phase2_record_reads=int(c[2] + c[3] + c[4]), phase2_relaxations=int(c[5]),
+                        phase2_max_queue=int(c[6]))
     elif phase2 == "gpu":
         try:
             from .grid_sssp_gpu import phase2_gpu
