@@ -459,9 +459,9 @@ def cmd_retabulate(args) -> int:
         if settings is None:
             raise InputError(f"target {name} is not in the given config files")
         run_ids = settings.get("runs") or list(target.solvers)
-        graphs = [g for g in settings["graphs"] if (root / "sources" / f"{g}.json").is_file()]
+        graphs = [g for g in settings.get("graphs", []) if (root / "sources" / f"{g}.json").is_file()]
         runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
-        if not graphs:
+        if not graphs and not target.benchmarks:
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
         benchmarks = [p for b in target.benchmarks
@@ -508,9 +508,14 @@ def cmd_io_sssp(args) -> int:
     timings, counters = {}, {}
     if "1" in args.phases:
         t0 = time.perf_counter()
+        only = None
+        if args.centre_blocks:
+            per = sssp_io.ZBlocks(args.zgrid).blocks_per_side(args.block)
+            only = sssp_io.centre_blocks(per, args.centre_blocks)
         g = sssp_io.phase1(args.zgrid, workdir, args.block, step_name=args.phase1,
                            params=_params(args.phase1_param), batch_vertices=args.batch_vertices,
-                           counter=counter)
+                           counter=counter, only_blocks=only, warmup=args.warmup)
+        record["phase1_meta"] = {k: g.meta.get(k) for k in ("batch_ms", "blocks", "timings", "dtype")}
         timings["phase1_ms"] = (time.perf_counter() - t0) * 1e3
         counters["phase1_io"] = counter.as_dict()
         counters.update({f"phase1_{k}": v for k, v in g.meta["counters"].items()})
@@ -527,7 +532,7 @@ def cmd_io_sssp(args) -> int:
         record["max_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     record.update(timings=timings, counters=counters, io=counter.as_dict())
     check = "not checked"
-    if not args.no_check and ("3" in args.phases):
+    if not args.no_check and "3" in args.phases:
         dist = sssp_io.read_distances(workdir)
         ref, base = sssp_io.whole_grid_dijkstra(sssp_io.grid_values(args.zgrid), args.source)
         sssp_io.check_distances(dist, ref, what=f"io-sssp {args.zgrid} from {args.source}")
@@ -549,6 +554,24 @@ def cmd_io_sssp(args) -> int:
     print(f"check {check}")
     if args.json:
         _atomic_write_text(Path(args.json), json.dumps(record, indent=1, default=float) + "\n")
+    return 0
+
+
+def cmd_sssp_experiment(args) -> int:
+    """gerritsen2012 chapter 5: measure one table's numbers (a benchmark table for its target)."""
+    from .experiments.gerritsen2012_sssp import run_experiment
+    from .harness import provenance
+
+    settings = json.loads(args.settings) if args.settings else {}
+    table = run_experiment(args.table, args.terrain, settings, args.workdir,
+                           log=lambda m: print(m, file=sys.stderr))
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
 
@@ -726,7 +749,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
     sp.add_argument("target")
     sp.add_argument("--runs", nargs="*", default=[], help="run tables (none for data-only targets)")
-    sp.add_argument("--sources", nargs="+", required=True)
+    sp.add_argument("--sources", nargs="*", default=[],
+                    help="the graphs' source files (none for terrain targets)")
     sp.add_argument("--output", required=True)
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")
     sp.add_argument("--benchmarks", nargs="*", default=[],
@@ -766,9 +790,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cap phases 2 and 3 (RLIMIT_DATA = data segment after start-up + this)")
     sp.add_argument("--batch-vertices", type=int, default=1 << 20,
                     help="vertices of I/O-blocks handed to a phase-1 step at once")
+    sp.add_argument("--centre-blocks", type=int,
+                    help="phase 1 on the N I/O-blocks nearest the centre only (a timing run)")
+    sp.add_argument("--warmup", action="store_true",
+                    help="run the phase-1 step once, untimed, before timing it")
     sp.add_argument("--no-check", action="store_true", help="skip the whole-grid Dijkstra check")
     sp.add_argument("--json", help="also write the record (times, counters, I/O) as JSON")
     sp.set_defaults(func=cmd_io_sssp)
+
+    sp = sub.add_parser("sssp-experiment", help="gerritsen2012 ch. 5: measure one table "
+                                                "(table5_1 .. table5_7) on a .zgrid, verified")
+    sp.add_argument("table", help="table5_1, table5_2, table5_3, table5_4, table5_5 or table5_7")
+    sp.add_argument("--terrain", required=True, help="a converted grid (.zgrid)")
+    sp.add_argument("--settings", help="JSON: the table's settings (config targets: settings:)")
+    sp.add_argument("--workdir", required=True, help="scratch space for G' and windows")
+    sp.add_argument("--output", required=True, help="the benchmark table (CSV)")
+    sp.set_defaults(func=cmd_sssp_experiment)
 
     sp = sub.add_parser("provenance", help="print this machine's provenance record")
     sp.set_defaults(func=cmd_provenance)

@@ -36,12 +36,12 @@ def target_run_ids(name):
 
 
 def target_runs(name):
-    return [f"{RES}/runs/{g}/{r}.csv" for g in config["targets"][name]["graphs"]
+    return [f"{RES}/runs/{g}/{r}.csv" for g in config["targets"][name].get("graphs", [])
             for r in target_run_ids(name)]
 
 
 def target_sources(name):
-    return [f"{RES}/sources/{g}.json" for g in config["targets"][name]["graphs"]]
+    return [f"{RES}/sources/{g}.json" for g in config["targets"][name].get("graphs", [])]
 
 
 def graph_config(name):
@@ -84,5 +84,5 @@ for _name in config["targets"]:
     get_target(_name)  # an unknown target, solver or parameter fails here, before anything runs
     for _run in target_run_ids(_name):
         resolve(_run)
-    for _g in config["targets"][_name]["graphs"]:
+    for _g in config["targets"][_name].get("graphs", []):
         graph_config(_g)

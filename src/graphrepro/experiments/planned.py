@@ -4,6 +4,5 @@ from . import Target, target
 
 for name, document, item, description, issue in [
     ("gerritsen2012_mst", "gerritsen2012", "Tables 3.1-3.8", "I/O-efficient MST with GPU Boruvka on terrain", 10),
-    ("gerritsen2012_sssp", "gerritsen2012", "Tables 5.1-5.7", "I/O-efficient SSSP on terrain, both GPU algorithms", 11),
 ]:
     target(Target(name, document, item, description, planned=issue))

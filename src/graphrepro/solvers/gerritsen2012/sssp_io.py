@@ -611,7 +611,11 @@ class Gprime:
         path = directory / "gprime.json"
         if not path.is_file():
             raise InputError(f"{directory}: no G' there (run phase 1 first)")
-        return cls(directory, json.loads(path.read_text()), counter or IOCounter())
+        meta = json.loads(path.read_text())
+        if meta.get("partial"):
+            raise InputError(f"{directory}: phase 1 ran on some blocks only (a timing run); "
+                             "phases 2 and 3 need the whole G'")
+        return cls(directory, meta, counter or IOCounter())
 
     @property
     def m(self) -> int:
@@ -631,9 +635,14 @@ class Gprime:
 
 
 def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params: dict | None = None,
-           batch_vertices: int = 1 << 20, counter: IOCounter | None = None, log=None) -> Gprime:
+           batch_vertices: int = 1 << 20, counter: IOCounter | None = None, log=None,
+           only_blocks: list | None = None, warmup: bool = False) -> Gprime:
     """Phase 1 over the whole grid: G' written under ``directory``. Blocks go to the step in
-    batches of about ``batch_vertices`` vertices (GPU algorithm 2 runs many blocks at once)."""
+    batches of about ``batch_vertices`` vertices (GPU algorithm 2 runs many blocks at once).
+
+    ``only_blocks`` [(bx, by), ...] times the step on those blocks alone (the thesis's tables
+    time a few blocks and extrapolate): the G' is then partial and phases 2 and 3 refuse it.
+    ``warmup`` first runs the step once, untimed, on the first block (kernel compilation)."""
     counter = counter if counter is not None else IOCounter()
     grid = ZBlocks(zgrid, counter)
     per = grid.blocks_per_side(m)
@@ -654,7 +663,10 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
     batch = max(1, batch_vertices // (m * m))
     timings = {"step_ms": 0.0, "read_ms": 0.0, "write_ms": 0.0, "seams_ms": 0.0}
     counters: dict = {}
-    order = list(grid.zorder_blocks(m))
+    order = list(grid.zorder_blocks(m)) if only_blocks is None else [tuple(b) for b in only_blocks]
+    batch_ms = []
+    if warmup and order:
+        fn(grid.read(m, *order[0])[None].astype(np.int64), **(params or {}))
     for start in range(0, len(order), batch):
         chunk = order[start:start + batch]
         t0 = time.perf_counter()
@@ -662,7 +674,8 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
         timings["read_ms"] += (time.perf_counter() - t0) * 1e3
         t0 = time.perf_counter()
         res = fn(values, **(params or {}))
-        timings["step_ms"] += (time.perf_counter() - t0) * 1e3
+        batch_ms.append((time.perf_counter() - t0) * 1e3)
+        timings["step_ms"] += batch_ms[-1]
         if res.dist.shape != (len(chunk), len(bcells), len(bcells)):
             raise VerificationError(f"phase-1 step {step_name} returned shape {res.dist.shape} "
                                     f"for {len(chunk)} blocks of side {m}")
@@ -681,6 +694,11 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
             log(f"phase 1: {min(start + batch, len(order))}/{len(order)} blocks")
     bnd.flush()
     border.flush()
+    meta.update(batch_ms=batch_ms, blocks=[list(map(int, b)) for b in order] if only_blocks else None)
+    if only_blocks is not None:
+        meta.update(partial=True, timings=timings, counters=counters)
+        (directory / "gprime.json").write_text(json.dumps(meta, indent=1) + "\n")
+        return g
     t0 = time.perf_counter()
     right, bottom = g.records("right", create=True), g.records("bottom", create=True)
     has_right = np.zeros(per * per, dtype=np.bool_)
@@ -846,6 +864,26 @@ def phases23(directory, source: int, *, phase2: str = "cpu", batch_vertices: int
 def _io_delta(before: dict, counter: IOCounter) -> dict:
     now = counter.as_dict()
     return {k: now[k] - before[k] for k in ("block_reads", "block_writes", "bytes_read", "bytes_written")}
+
+
+def centre_blocks(per: int, n: int) -> list[tuple[int, int]]:
+    """The n blocks nearest the grid's centre (bx, by): where a timing run samples real terrain
+    rather than the padding of the power-of-two square."""
+    c = (per - 1) / 2
+    cells = sorted(((bx - c) ** 2 + (by - c) ** 2, by, bx) for by in range(per) for bx in range(per))
+    return [(bx, by) for _, by, bx in cells[:max(1, n)]]
+
+
+def partial_bnd(directory) -> tuple[dict, np.ndarray]:
+    """A timing run's G' metadata and the boundary-pair records of its blocks, in its order."""
+    directory = Path(directory)
+    meta = json.loads((directory / "gprime.json").read_text())
+    m, per = int(meta["m"]), int(meta["per"])
+    k = 4 * m - 4
+    rec = RecordFile(directory / "bnd.rec", (k, k), meta["dtype"], per * per, IOCounter())
+    slot = slot_table(per)
+    blocks = meta["blocks"] or [(bx, by) for by in range(per) for bx in range(per)]
+    return meta, np.stack([np.asarray(rec.array[slot[by, bx]], dtype=np.int64) for bx, by in blocks])
 
 
 def read_distances(directory) -> np.ndarray:
