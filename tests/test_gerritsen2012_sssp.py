@@ -218,3 +218,46 @@ def test_memory_cap_is_enforced_in_a_child(tmp_path):
     # phase 2 alone needs (128 / 2)^2 clusters x 4 boundary vertices x 8 bytes = 128 KiB and more
     tight = sssp_io.run_capped(path, tmp_path / "g", 4321, budget_mb=0.05)
     assert tight["status"].startswith("failed under the cap"), tight
+
+
+def test_every_chapter_5_table_is_measured_checked_and_tabulated(tmp_path):
+    """Each table's measurement on a small terrain (GPU cells "not run" without a device), then
+    its target table with the published values beside ours."""
+    from graphrepro.experiments import get_target, published
+    from graphrepro.experiments.gerritsen2012_sssp import run_experiment, window_zgrid
+
+    rng = np.random.default_rng(5)
+    v = rng.integers(0, 30, size=(60, 50))
+    path = zgrid(tmp_path, v, "t")
+    win = window_zgrid(path, 32, tmp_path / "w32.zgrid")
+    np.testing.assert_array_equal(sssp_io.grid_values(win), v[14:46, 9:41])
+    settings = {
+        "table5_1": {"blocks": [8, 16], "gpu_blocks": [4, 8], "cpu_vertices": 256},
+        "table5_2": {"block": 8, "gpu_block": 4, "io_blocks": 2},
+        "table5_3": {"block": 8, "gpu_block": 4, "io_blocks": 2},
+        "table5_4": {"blocks": [4, 8], "vertices": 256},
+        "table5_5": {"sides": [16, 32], "blocks": [4, 8]},
+        "table5_7": {"window": 32, "blocks": [8], "memory_mb": 238, "phase2_gpu": True},
+    }
+    pub = published("gerritsen2012")
+    for table, s in settings.items():
+        df = run_experiment(table, path, s, tmp_path / table, log=lambda m: None)
+        name = f"gerritsen2012_{table}"
+        t = get_target(name)
+        out = t.compare(None, {}, pub, benchmarks={name: df})
+        assert len(out) and list(out.columns)[:4] == ["row", "column", "published", "ours"]
+        assert t.summary(out.astype(str)).strip()
+        if table == "table5_1":
+            cpu = df[df["impl"] == "cpu_dijkstra"]
+            assert (cpu["status"] == "ok").all() and cpu["extrapolated"].all()
+            assert (df[df["impl"] == "gpu_alg1"]["status"].str.startswith("not run")).all()
+            assert set(out["row"]) == {"M = 8^2", "M = 16^2"}  # the thesis starts at 64^2
+        if table == "table5_7":
+            capped = df[df["impl"] == "cpu (capped)"]
+            assert (capped["status"] == "ok").all()
+            assert json.loads(capped["cap"].iloc[0])["budget_mib"] == 238
+        if table == "table5_5":
+            assert set(df["check"]) == {"ok: equals whole-grid Dijkstra"}
+            assert out["ours"].str.startswith("~ ").all()
+    with pytest.raises(InputError, match="unknown setting"):
+        run_experiment("table5_4", path, {"block_sizes": [8]}, tmp_path / "x")
