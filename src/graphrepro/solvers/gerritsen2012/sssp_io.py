@@ -1008,7 +1008,7 @@ def io_sssp(zgrid, source: int, m: int, workdir, *, phase1_step: str = "cpu_dijk
                         counter.as_dict(), check)
 
 
-def run_capped(zgrid, workdir, source: int, *, budget_mb: float, phase2: str = "cpu",
+def run_capped(zgrid, workdir, source: int, *, budget_mb: float | None, phase2: str = "cpu",
                batch_vertices: int = 1 << 20, timeout: float | None = None) -> dict:
     """Phases 2 and 3 in a child process whose data segment is capped (``apply_memory_cap``),
     as the thesis ran them on a machine limited to 238 MB. Returns the child's JSON record;
@@ -1020,8 +1020,9 @@ def run_capped(zgrid, workdir, source: int, *, budget_mb: float, phase2: str = "
     out.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "graphrepro", "io-sssp", str(zgrid), "--source", str(source),
            "--workdir", str(workdir), "--phases", "23", "--phase2", phase2,
-           "--memory-cap-mb", str(budget_mb), "--batch-vertices", str(batch_vertices),
-           "--no-check", "--json", str(out)]
+           "--batch-vertices", str(batch_vertices), "--no-check", "--json", str(out)]
+    if budget_mb is not None:  # None: the same child, uncapped (phase 2 on the GPU holds G' as CSR)
+        cmd += ["--memory-cap-mb", str(budget_mb)]
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
