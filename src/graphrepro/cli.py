@@ -514,7 +514,8 @@ def cmd_io_sssp(args) -> int:
             only = sssp_io.centre_blocks(per, args.centre_blocks)
         g = sssp_io.phase1(args.zgrid, workdir, args.block, step_name=args.phase1,
                            params=_params(args.phase1_param), batch_vertices=args.batch_vertices,
-                           counter=counter, only_blocks=only, warmup=args.warmup)
+                           counter=counter, only_blocks=only, warmup=args.warmup,
+                           log=lambda m: print(f"{time.time():.3f} {m}", file=sys.stderr, flush=True))
         record["phase1_meta"] = {k: g.meta.get(k) for k in ("batch_ms", "blocks", "timings", "dtype")}
         timings["phase1_ms"] = (time.perf_counter() - t0) * 1e3
         counters["phase1_io"] = counter.as_dict()
