@@ -261,3 +261,32 @@ def test_every_chapter_5_table_is_measured_checked_and_tabulated(tmp_path):
             assert out["ours"].str.startswith("~ ").all()
     with pytest.raises(InputError, match="unknown setting"):
         run_experiment("table5_4", path, {"block_sizes": [8]}, tmp_path / "x")
+
+
+def test_table_5_1_verdicts_and_the_launch_arithmetic():
+    """The table logic on a made-up benchmark table (a GPU cell that finished, one stopped)."""
+    import pandas as pd
+
+    from graphrepro.experiments import published
+    from graphrepro.experiments.gerritsen2012_sssp import compare_table5_1, launch_arithmetic
+
+    assert launch_arithmetic(64, 16) == 960 * 12 * 252
+    rows = [
+        {"block": 64, "gpu_block": "", "impl": "cpu_dijkstra", "status": "ok", "blocks": 256,
+         "seconds_per_2_20": 10.0, "extrapolated": False, "counters": "{}", "check": "ok"},
+        {"block": 64, "gpu_block": 16, "impl": "gpu_alg1", "status": "ok", "blocks": 1,
+         "seconds_per_2_20": 5.0, "extrapolated": True,
+         "counters": json.dumps({"kernel_launches": 3_000_000}), "check": "ok"},
+        {"block": 64, "gpu_block": 64, "impl": "gpu_alg1", "status": "stopped after 15 s of timed work",
+         "blocks": 1, "seconds_per_2_20": 3840.0, "extrapolated": True, "counters": "", "check": ""},
+    ]
+    out = compare_table5_1(None, {}, published("gerritsen2012"),
+                           benchmarks={"gerritsen2012_table5_1": pd.DataFrame(rows)})
+    by = {(r["row"], r["column"]): r for _, r in out.iterrows()}
+    assert by[("M = 64^2", "CPU")]["published"] == "50 s"
+    assert by[("M = 64^2", "GPU C = 16^2")]["verdict"] == "differs"  # GPU faster than the CPU
+    stopped = by[("M = 64^2", "GPU C = 64^2")]
+    assert stopped["published"] == "768 min" and stopped["verdict"] == "holds"
+    assert stopped["ours"].startswith("> 3.84e+03 s")
+    launches = by[("M = 64^2", "kernel launches per I/O-block, C = 16^2")]
+    assert launches["published"] == "almost three million" and launches["verdict"] == "holds"
