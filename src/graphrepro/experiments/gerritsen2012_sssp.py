@@ -128,7 +128,9 @@ def _gpu_phase1(zgrid, m: int, nblocks: int, step_name: str, params: dict, workd
     for k, v in params.items():
         cmd += ["--phase1-param", f"{k}={v}"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        from ..solvers.gerritsen2012.sssp_io import child_env
+
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env())
     except subprocess.TimeoutExpired as e:
         killed = time.time()
         shutil.rmtree(d, ignore_errors=True)

@@ -1017,6 +1017,15 @@ def io_sssp(zgrid, source: int, m: int, workdir, *, phase1_step: str = "cpu_dijk
                         counter.as_dict(), check)
 
 
+def child_env() -> dict:
+    """The environment for a ``python -m graphrepro`` child: this package's source first, so a
+    checkout runs its own code whatever is installed."""
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[3])
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 def run_capped(zgrid, workdir, source: int, *, budget_mb: float | None, phase2: str = "cpu",
                batch_vertices: int = 1 << 20, timeout: float | None = None) -> dict:
     """Phases 2 and 3 in a child process whose data segment is capped (``apply_memory_cap``),
@@ -1032,10 +1041,7 @@ def run_capped(zgrid, workdir, source: int, *, budget_mb: float | None, phase2: 
            "--batch-vertices", str(batch_vertices), "--no-check", "--json", str(out)]
     if budget_mb is not None:  # None: the same child, uncapped (phase 2 on the GPU holds G' as CSR)
         cmd += ["--memory-cap-mb", str(budget_mb)]
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[3])
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=timeout)
     if proc.returncode != 0 or not out.is_file():
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         return {"status": f"failed under the cap: {last}", "returncode": proc.returncode}
