@@ -291,3 +291,18 @@ def test_table_5_1_verdicts_and_the_launch_arithmetic():
     assert stopped["ours"].startswith("> 3.84e+03 s")
     launches = by[("M = 64^2", "kernel launches per I/O-block, C = 16^2")]
     assert launches["published"] == "almost three million" and launches["verdict"] == "holds"
+
+
+def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, terrain):
+    import subprocess
+    import sys
+
+    path, _ = terrain
+    sssp_io.phase1(path, tmp_path / "g", 4)
+    result = subprocess.run(
+        [sys.executable, "-m", "graphrepro", "io-sssp", str(path), "--source", "100", "--phases",
+         "23", "--workdir", str(tmp_path / "g"), "--memory-cap-mb", "64"],
+        capture_output=True, text=True, env=sssp_io.child_env(), timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "memory cap RLIMIT_DATA" in result.stdout
+    assert result.stdout.strip().endswith("check ok: every distance equals whole-grid Dijkstra")

@@ -757,9 +757,21 @@ def apply_memory_cap(budget_mb: float) -> dict:
     if base is None:
         raise InputError("a memory cap needs Linux (/proc/self/status for the data segment)")
     limit = int(base * 1024 + budget_mb * 2 ** 20)
-    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY and limit > hard:
+        raise InputError(f"a data-segment cap of {limit >> 20} MiB exceeds this process's hard "
+                         f"limit ({hard >> 20} MiB)")
+    # the soft limit only, so that the check after the capped phases can lift it again
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
     return {"rlimit": "RLIMIT_DATA", "baseline_mib": round(base / 1024, 1),
-            "budget_mib": float(budget_mb), "limit_mib": round(limit / 2 ** 20, 1)}
+            "budget_mib": float(budget_mb), "limit_mib": round(limit / 2 ** 20, 1),
+            "previous_soft": soft}
+
+
+def lift_memory_cap(cap: dict) -> None:
+    """Undo ``apply_memory_cap`` (the whole-grid check is not part of the capped algorithm)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (cap["previous_soft"], hard))
 
 
 def warm_up() -> None:
