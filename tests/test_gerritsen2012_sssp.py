@@ -306,3 +306,38 @@ def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, t
     assert result.returncode == 0, result.stderr
     assert "memory cap RLIMIT_DATA" in result.stdout
     assert result.stdout.strip().endswith("check ok: every distance equals whole-grid Dijkstra")
+
+
+def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
+    """The GPU cells' machinery (child process, timing, the check against the CPU's records,
+    the per-block times of Tables 5.2/5.3) with cpu_dijkstra in place of 11b's GPU steps."""
+    import graphrepro.experiments.gerritsen2012_sssp as e
+
+    original = e._gpu_phase1
+
+    def stand_in(zgrid, m, n, step_name, params, workdir, timeout, per_block=False, against=None):
+        return original(zgrid, m, n, "cpu_dijkstra", {}, workdir, timeout, per_block=per_block,
+                        against=against)
+
+    monkeypatch.setattr(e, "_gpu_phase1", stand_in)
+    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    v = np.random.default_rng(9).integers(0, 40, size=(32, 32))
+    path = zgrid(tmp_path, v, "s")
+    t1 = e.run_experiment("table5_1", path, {"blocks": [8], "gpu_blocks": [4], "cpu_vertices": 256},
+                          tmp_path / "a", log=lambda m: None)
+    gpu = t1[t1["impl"] == "gpu_alg1"]
+    assert list(gpu["status"]) == ["ok"] and gpu["check"].iloc[0].startswith("ok: equals CPU")
+    t2 = e.run_experiment("table5_2", path, {"block": 8, "gpu_block": 4, "io_blocks": 3},
+                          tmp_path / "b", log=lambda m: None)
+    per_block = json.loads(t2[t2["variant"] == "3d"]["batch_ms"].iloc[0])
+    assert len(per_block) == 3
+    from graphrepro.experiments import get_target, published
+
+    out = get_target("gerritsen2012_table5_2").compare(
+        None, {}, published("gerritsen2012"), benchmarks={"gerritsen2012_table5_2": t2})
+    speed = out[out["column"] == "speedup compared to 2D grids"]
+    assert len(speed) == 3 and speed["ours"].str.endswith(" %").all()
+    t7 = e.run_experiment("table5_7", path, {"window": 32, "blocks": [8], "phase2_gpu": False},
+                          tmp_path / "c", log=lambda m: None)
+    g7 = t7[t7["impl"] == "gpu_alg2"]
+    assert list(g7["status"]) == ["ok"] and g7["check"].iloc[0] == "ok: equals CPU phase 1"
