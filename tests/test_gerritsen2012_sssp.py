@@ -188,7 +188,9 @@ def test_bad_input_is_refused(tmp_path, terrain):
         sssp_io.phases23(tmp_path / "g", 0, phase2="tpu")
     with pytest.raises(InputError, match="no G'"):
         sssp_io.phases23(tmp_path / "nothing", 0)
-    with pytest.raises(KeyError, match="unknown step"):
+    with pytest.raises(InputError, match="out of range"):
+        sssp_io.io_sssp(path, -1, 4, tmp_path / "g3")
+    with pytest.raises(InputError, match="unknown step"):
         sssp_io.phase1(path, tmp_path / "g2", 4, step_name="no_such_step")
 
 

@@ -506,6 +506,8 @@ def cmd_io_sssp(args) -> int:
                     "phase1": args.phase1, "phase2": args.phase2}
     counter = sssp_io.IOCounter()
     timings, counters = {}, {}
+    if "3" in args.phases:
+        sssp_io.check_source(args.zgrid, args.source)  # before phase 1's minutes, not after
     if "1" in args.phases:
         t0 = time.perf_counter()
         only = None

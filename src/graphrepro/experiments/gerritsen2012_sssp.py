@@ -146,7 +146,9 @@ def _gpu_phase1(zgrid, m: int, nblocks: int, step_name: str, params: dict, workd
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         low = last.lower()
-        fit = any(w in low for w in ("memory", "fit", "too big", "too large", "refuse"))
+        # gpu.check_fits: "... needs X GiB on the GPU but only ..."; a CUDA out-of-memory error
+        fit = any(w in low for w in ("memory", "fit", "too big", "too large", "refuse",
+                                     "gib on the gpu"))
         shutil.rmtree(d, ignore_errors=True)
         return {"status": f"{'did not fit' if fit else 'failed'}: {last}"}
     from ..solvers.gerritsen2012 import sssp_io

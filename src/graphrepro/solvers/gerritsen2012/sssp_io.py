@@ -656,9 +656,12 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
     meta = {"format": GPRIME_FORMAT, "m": m, "per": per, "side": grid.side,
             "dtype": np.dtype(_distance_dtype(max_value, m)).name, "zgrid": str(Path(zgrid).resolve()),
             "phase1": step_name, "params": params or {}}
+    try:
+        fn = step(PHASE1, step_name)
+    except KeyError as e:
+        raise InputError(f"phase 1: {e.args[0]}") from None
     g = Gprime(directory, meta, counter)
     bnd, border = g.records("bnd", create=True), g.records("border", create=True)
-    fn = step(PHASE1, step_name)
     bcells, bpos = block_layout(m)
     slot = slot_table(per)
     batch = max(1, batch_vertices // (m * m))
@@ -807,6 +810,13 @@ def warm_up() -> None:
     _phase3_serial(vals, bcells, np.zeros((1, k), np.int64), np.empty((1, m * m), np.int64))
     _phase3_parallel(vals, bcells, np.zeros((1, k), np.int64), np.empty((1, m * m), np.int64))
     block_dijkstra(vals[0], [0], [0])
+
+
+def check_source(zgrid, source: int) -> None:
+    side = ZBlocks(zgrid).side
+    if not 0 <= source < side * side:
+        raise InputError(f"source {source} out of range: the grid has {side} x {side} = "
+                         f"{side * side} vertices (row-major ids of the padded square)")
 
 
 def phases23(directory, source: int, *, phase2: str = "cpu", batch_vertices: int = 1 << 20,
@@ -1004,6 +1014,7 @@ def io_sssp(zgrid, source: int, m: int, workdir, *, phase1_step: str = "cpu_dijk
             phase1_params: dict | None = None, phase2: str = "cpu", batch_vertices: int = 1 << 20,
             verify: bool = True, keep_distances: bool = False, log=None) -> IOSSSPResult:
     """All three phases in this process, then (``verify``) the whole-grid Dijkstra check."""
+    check_source(zgrid, source)
     counter = IOCounter()
     t0 = time.perf_counter()
     g = phase1(zgrid, workdir, m, step_name=phase1_step, params=phase1_params,
