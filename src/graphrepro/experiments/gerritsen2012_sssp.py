@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, VerificationError
+from ..errors import InputError
 from ..harness.measure import NOT_RUN_NO_GPU
 from . import Target, target
 
@@ -418,6 +418,17 @@ MEASURE = {"table5_1": measure_table5_1,
            "table5_4": measure_table5_4, "table5_5": measure_table5_5, "table5_7": measure_table5_7}
 
 
+def terrain_data(zgrid) -> str:
+    """What the grid is (real, or which stand-in), from the origin record beside it."""
+    from ..datasets.origin import describe_origin
+
+    path = Path(zgrid)
+    origin = path.with_name(path.name + ".origin.json")
+    what = describe_origin(json.loads(origin.read_text()), brief=True) if origin.is_file() \
+        else f"file {path.name}"
+    return f"{path.name.split('.')[0]}: {what}"
+
+
 def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.DataFrame:
     if table not in MEASURE:
         raise InputError(f"unknown table {table!r}; known: {', '.join(TABLES)}")
@@ -428,20 +439,18 @@ def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.
     s = {**DEFAULTS[table], **settings}
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    from .. import gpu
-    from ..terrain import open_zgrid
-
-    from ..solvers.gerritsen2012 import sssp_io
-
     import numba
+
+    from .. import gpu
+    from ..solvers.gerritsen2012 import sssp_io
 
     if s.get("cpu_threads"):  # e.g. 1 for the thesis's one CPU core; default: every core
         numba.set_num_threads(min(int(s["cpu_threads"]), numba.config.NUMBA_NUM_THREADS))
     sssp_io.warm_up()  # compilation (or numba's cache) outside every timed section
     rows = MEASURE[table](Path(zgrid), s, workdir, log)
     df = pd.DataFrame(rows)
-    _, meta = open_zgrid(zgrid)
     df["terrain"] = Path(zgrid).name.split(".")[0]
+    df["data"] = terrain_data(zgrid)
     df["cpu_threads"] = numba.get_num_threads()
     df["device_name"] = gpu.device_name()
     df["settings"] = json.dumps(s)
@@ -827,6 +836,17 @@ def _summary(table: pd.DataFrame) -> str:
         "Core i7 2.66 GHz, a 238 MB Sempron for phases 2-3); orderings are the claims compared.")
 
 
+def _with_data(compare, name):
+    """The table, with the terrain each number was measured on (real data or a stand-in)."""
+    def wrapped(runs, stats, published, benchmarks=None):
+        table = compare(runs, stats, published, benchmarks=benchmarks)
+        b = (benchmarks or {}).get(name)
+        if b is not None and "data" in b and len(b):
+            table.insert(len(table.columns) - 1, "data", str(b["data"].iloc[0]))
+        return table
+    return wrapped
+
+
 _FIGURES = {"gerritsen2012_table5_1": figure_per_2_20("table5_1"),
             "gerritsen2012_table5_4": figure_per_2_20("table5_4"),
             "gerritsen2012_table5_5": figure_table5_5}
@@ -845,5 +865,6 @@ for _name, _item, _desc, _fn in [
     ("gerritsen2012_table5_7", "Table 5.7", "all three phases on the middle window, CPU and GPU "
      "phase 1, phases 2 and 3 under a memory cap", compare_table5_7),
 ]:
-    target(Target(_name, "gerritsen2012", _item, _desc, compare=_fn, summary=_summary_for(_item),
+    target(Target(_name, "gerritsen2012", _item, _desc, compare=_with_data(_fn, _name),
+                  summary=_summary_for(_item),
                   figure=_FIGURES.get(_name), benchmarks=(_name,)))
