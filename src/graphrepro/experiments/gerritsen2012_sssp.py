@@ -771,8 +771,9 @@ def figure_per_2_20(table):
         if ok.empty:
             _no_data(ax, "no measurement in this config")
             return
-        for (impl, c), grp in ok.groupby(["impl", ok["gpu_block"].astype(str)], sort=True):
-            label = impl + (f", C = {int(float(c))}^2" if c not in ("", "nan") else "")
+        gpu_block = ok["gpu_block"].map(lambda v: "" if _text(v) == "" else str(int(float(v))))
+        for (impl, c), grp in ok.groupby([ok["impl"], gpu_block], sort=True):
+            label = impl + (f", C = {c}^2" if c else "")
             grp = grp.sort_values("block")
             ax.plot(grp["block"].astype(int), grp["seconds_per_2_20"].astype(float), marker="o",
                     label=label)
