@@ -4,6 +4,10 @@ import json
 import shlex
 
 GERRITSEN_SSSP = [t for t in config["targets"] if t.startswith("gerritsen2012_table5_")]
+for _t in GERRITSEN_SSSP:  # a misspelt terrain fails here, before anything runs
+    for _terrain in config["targets"][_t].get("terrains") or []:
+        if _terrain not in (config.get("terrains") or {}):
+            raise ValueError(f"target {_t} names terrain {_terrain!r}, which is not under terrains:")
 
 
 def sssp_terrain(name):
