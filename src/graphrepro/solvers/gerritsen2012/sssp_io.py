@@ -189,24 +189,34 @@ def _heap_capacity(m: int, seeds: int) -> int:
     return 8 * m * m + seeds + 1  # every push is a decrease along one of <= 8 in-arcs, or a seed
 
 
-def _phase1_cpu_body(values, bcells, out, relaxed):
+def _phase1_cpu_body(values, bcells, parts, out, relaxed):
+    """Each block's k sources in ``parts`` runs of consecutive sources; a run allocates its
+    work arrays once (many small blocks: one run per block; few big ones: the sources of a block
+    spread over the cores)."""
     nb, m, _ = values.shape
     k = len(bcells)
     n = m * m
-    for t in numba.prange(nb * k):
-        b = t // k
-        i = t - b * k
+    per_part = (k + parts - 1) // parts
+    for t in numba.prange(nb * parts):
+        b = t // parts
+        first = (t - b * parts) * per_part
+        last = min(k, first + per_part)
+        if first >= last:
+            continue
         vals = values[b].ravel()
         dist = np.empty(n, dtype=np.int64)
         done = np.empty(n, dtype=np.bool_)
         cap = 8 * n + 2
         heap_key = np.empty(cap, dtype=np.int64)
         heap_vertex = np.empty(cap, dtype=np.int64)
-        seeds = bcells[i:i + 1]
         zero = np.zeros(1, dtype=np.int64)
-        relaxed[t] = _block_dijkstra(vals, m, seeds, zero, dist, done, heap_key, heap_vertex)
-        for j in range(k):
-            out[b, i, j] = dist[bcells[j]]
+        count = 0
+        for i in range(first, last):
+            count += _block_dijkstra(vals, m, bcells[i:i + 1], zero, dist, done, heap_key,
+                                     heap_vertex)
+            for j in range(k):
+                out[b, i, j] = dist[bcells[j]]
+        relaxed[t] = count
 
 
 _phase1_cpu_parallel = numba.njit(parallel=True, cache=True)(_phase1_cpu_body)
@@ -224,10 +234,12 @@ def phase1_cpu_dijkstra(values: np.ndarray, *, parallel: bool = True) -> Phase1R
     bcells = boundary_cells(m)
     k = len(bcells)
     out = np.empty((nb, k, k), dtype=np.int64)
-    relaxed = np.zeros(nb * k, dtype=np.int64)
-    t0 = time.perf_counter()
     fn = _phase1_cpu_parallel if parallel and nb * k * m * m >= (1 << 16) else _phase1_cpu_serial
-    fn(values, bcells, out, relaxed)
+    threads = numba.get_num_threads() if fn is _phase1_cpu_parallel else 1
+    parts = min(k, -(-4 * threads // nb))  # about four runs per core, at least one per block
+    relaxed = np.zeros(nb * parts, dtype=np.int64)
+    t0 = time.perf_counter()
+    fn(values, bcells, parts, out, relaxed)
     ms = (time.perf_counter() - t0) * 1e3
     return Phase1Result(out, timings={"phase1": ms},
                         counters={"dijkstra_runs": nb * k, "arcs_relaxed": int(relaxed.sum()),
@@ -797,8 +809,8 @@ def warm_up() -> None:
             _gprime_csr(slot, m, bcells, bpos, bnd, side, side)
     phase1_cpu_dijkstra(np.zeros((1, 2, 2), dtype=np.int64))
     bc = boundary_cells(2)
-    _phase1_cpu_parallel(np.zeros((2, 2, 2), np.int64), bc, np.empty((2, 4, 4), np.int64),
-                         np.zeros(8, np.int64))  # starts the threading layer too
+    _phase1_cpu_parallel(np.zeros((2, 2, 2), np.int64), bc, 2, np.empty((2, 4, 4), np.int64),
+                         np.zeros(4, np.int64))  # starts the threading layer too
     morton.decode(np.arange(4))  # ZBlocks.read: its z-order scatter and its start index
     morton.encode1(1, 1)
     whole_grid_dijkstra(np.zeros((4, 4), dtype=np.int64), 0)
