@@ -21,6 +21,7 @@ include: "workflow/rules/runs.smk"
 include: "workflow/rules/native.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/gerritsen2012.smk"
+include: "workflow/rules/gerritsen2012_sssp.smk"
 include: "workflow/rules/report.smk"
 
 

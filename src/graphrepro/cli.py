@@ -539,6 +539,98 @@ def cmd_provenance(args) -> int:
     return 0
 
 
+def cmd_io_sssp(args) -> int:
+    """gerritsen2012 chapter 4: the three-phase I/O-efficient SSSP on a .zgrid, counted and checked."""
+    from .solvers.gerritsen2012 import sssp_io
+
+    if "1" in args.phases:
+        if args.block is None or args.block < 2 or args.block & (args.block - 1):
+            raise InputError(f"--block {args.block}: phase 1 needs the I/O-block side, a power "
+                             "of two >= 2")
+        workdir = Path(args.workdir or Path(args.zgrid).with_suffix(f".gprime{args.block}"))
+    elif args.workdir is None:
+        raise InputError("--phases 23 needs --workdir: the G' that phase 1 wrote")
+    else:
+        workdir = Path(args.workdir)
+    record: dict = {"zgrid": args.zgrid, "source": args.source, "block": args.block,
+                    "phase1": args.phase1, "phase2": args.phase2}
+    counter = sssp_io.IOCounter()
+    timings, counters = {}, {}
+    if "3" in args.phases:
+        sssp_io.check_source(args.zgrid, args.source)  # before phase 1's minutes, not after
+    if "1" in args.phases:
+        t0 = time.perf_counter()
+        only = None
+        if args.centre_blocks:
+            per = sssp_io.ZBlocks(args.zgrid).blocks_per_side(args.block)
+            only = sssp_io.centre_blocks(per, args.centre_blocks)
+        g = sssp_io.phase1(args.zgrid, workdir, args.block, step_name=args.phase1,
+                           params=_params(args.phase1_param), batch_vertices=args.batch_vertices,
+                           counter=counter, only_blocks=only, warmup=args.warmup,
+                           log=lambda m: print(f"{time.time():.3f} {m}", file=sys.stderr, flush=True))
+        record["phase1_meta"] = {k: g.meta.get(k) for k in ("batch_ms", "blocks", "timings", "dtype")}
+        timings["phase1_ms"] = (time.perf_counter() - t0) * 1e3
+        counters["phase1_io"] = counter.as_dict()
+        counters.update({f"phase1_{k}": v for k, v in g.meta["counters"].items()})
+    if "2" in args.phases or "3" in args.phases:
+        if args.memory_cap_mb is not None:
+            sssp_io.warm_up()  # the compiler's memory is not the algorithm's
+            record["memory_cap"] = sssp_io.apply_memory_cap(args.memory_cap_mb)
+        p23 = sssp_io.phases23(workdir, args.source, phase2=args.phase2,
+                               batch_vertices=args.batch_vertices, counter=counter)
+        timings.update(p23.timings)
+        counters.update(p23.counters)
+        import resource
+
+        record["max_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    record.update(timings=timings, counters=counters, io=counter.as_dict())
+    check = "not checked"
+    if "memory_cap" in record:
+        sssp_io.lift_memory_cap(record["memory_cap"])  # the check is not the capped algorithm
+        record["memory_cap"].pop("previous_soft")
+    if not args.no_check and "3" in args.phases:
+        dist = sssp_io.read_distances(workdir)
+        ref, base = sssp_io.whole_grid_dijkstra(sssp_io.grid_values(args.zgrid), args.source)
+        sssp_io.check_distances(dist, ref, what=f"io-sssp {args.zgrid} from {args.source}")
+        timings["baseline_dijkstra_ms"] = base["dijkstra_ms"]
+        check = "ok: every distance equals whole-grid Dijkstra"
+    record["check"] = check
+    for key, value in timings.items():
+        print(f"{key} {value:.1f}")
+    io = counter.as_dict()
+    print(f"block_reads {io['block_reads']} block_writes {io['block_writes']} "
+          f"bytes_read {io['bytes_read']} bytes_written {io['bytes_written']}")
+    for key, value in counters.items():
+        if not isinstance(value, dict):
+            print(f"{key} {value}")
+    if "memory_cap" in record:
+        c = record["memory_cap"]
+        print(f"memory cap {c['rlimit']} {c['limit_mib']} MiB (baseline {c['baseline_mib']} + "
+              f"budget {c['budget_mib']}); max rss {record['max_rss_mib']} MiB")
+    print(f"check {check}")
+    if args.json:
+        _atomic_write_text(Path(args.json), json.dumps(record, indent=1, default=float) + "\n")
+    return 0
+
+
+def cmd_sssp_experiment(args) -> int:
+    """gerritsen2012 chapter 5: measure one table's numbers (a benchmark table for its target)."""
+    from .experiments.gerritsen2012_sssp import run_experiment
+    from .harness import provenance
+
+    settings = json.loads(args.settings) if args.settings else {}
+    table = run_experiment(args.table, args.terrain, settings, args.workdir,
+                           log=lambda m: print(m, file=sys.stderr))
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
 # --- parser -----------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -773,6 +865,41 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the config files the runs came from, merged in order")
     sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
     sp.set_defaults(func=cmd_retabulate)
+
+    sp = sub.add_parser("io-sssp", help="gerritsen2012 ch. 4: three-phase I/O-efficient SSSP on a "
+                                        ".zgrid (times, block I/O counts, check against Dijkstra)")
+    sp.add_argument("zgrid", help="a converted grid (python -m graphrepro dem)")
+    sp.add_argument("--source", type=int, default=0, help="row-major id in the padded square grid")
+    sp.add_argument("--block", type=int,
+                    help="I/O-block side m (M = m^2 vertices), a power of two (phase 1)")
+    sp.add_argument("--phase1", default="cpu_dijkstra",
+                    help="phase-1 step: cpu_dijkstra, gpu_alg1, gpu_alg2")
+    sp.add_argument("--phase1-param", action="append", metavar="KEY=VALUE",
+                    help="a phase-1 step parameter (gpu_alg1: c=16, variant=2d|3d|zorder)")
+    sp.add_argument("--phase2", choices=["cpu", "gpu"], default="cpu")
+    sp.add_argument("--phases", default="123", choices=["123", "1", "23"],
+                    help="run phase 1 only, or phases 2 and 3 on an existing G' (--workdir)")
+    sp.add_argument("--workdir", help="where G' and the distance records go (default: beside ZGRID)")
+    sp.add_argument("--memory-cap-mb", type=float,
+                    help="cap phases 2 and 3 (RLIMIT_DATA = data segment after start-up + this)")
+    sp.add_argument("--batch-vertices", type=int, default=1 << 20,
+                    help="vertices of I/O-blocks handed to a phase-1 step at once")
+    sp.add_argument("--centre-blocks", type=int,
+                    help="phase 1 on the N I/O-blocks nearest the centre only (a timing run)")
+    sp.add_argument("--warmup", action="store_true",
+                    help="run the phase-1 step once, untimed, before timing it")
+    sp.add_argument("--no-check", action="store_true", help="skip the whole-grid Dijkstra check")
+    sp.add_argument("--json", help="also write the record (times, counters, I/O) as JSON")
+    sp.set_defaults(func=cmd_io_sssp)
+
+    sp = sub.add_parser("sssp-experiment", help="gerritsen2012 ch. 5: measure one table "
+                                                "(table5_1 .. table5_7) on a .zgrid, verified")
+    sp.add_argument("table", help="table5_1, table5_2, table5_3, table5_4, table5_5 or table5_7")
+    sp.add_argument("--terrain", required=True, help="a converted grid (.zgrid)")
+    sp.add_argument("--settings", help="JSON: the table's settings (config targets: settings:)")
+    sp.add_argument("--workdir", required=True, help="scratch space for G' and windows")
+    sp.add_argument("--output", required=True, help="the benchmark table (CSV)")
+    sp.set_defaults(func=cmd_sssp_experiment)
 
     sp = sub.add_parser("provenance", help="print this machine's provenance record")
     sp.set_defaults(func=cmd_provenance)

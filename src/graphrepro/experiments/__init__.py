@@ -50,7 +50,7 @@ def all_targets() -> list[Target]:
     # Registration order is the report's order within a document: safari2017's own tables first,
     # then the CPU baselines filed under it; the planned ones last.
     from . import safari2017, baselines, senthilkumar, singla, an2017  # noqa: F401, I001
-    from . import gerritsen2012_mst  # noqa: F401
+    from . import gerritsen2012_mst, gerritsen2012_sssp  # noqa: F401
     from . import planned  # noqa: F401
 
     return list(_TARGETS.values())

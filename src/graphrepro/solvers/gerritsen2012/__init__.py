@@ -26,6 +26,7 @@ _MODULES: tuple[str, ...] = (
     "mst_reduce",
     "mst_blocks",
     "mst_io",
+    "sssp_io",
 )
 
 
