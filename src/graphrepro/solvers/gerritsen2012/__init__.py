@@ -20,7 +20,10 @@ PER_BLOCK_MST: dict[str, Callable] = {}
 PHASE1: dict[str, Callable] = {}
 REDUCE: dict[str, Callable] = {}
 
-_MODULES: tuple[str, ...] = ()
+_MODULES: tuple[str, ...] = (
+    "sssp_gpu",
+    "grid_sssp_gpu",
+)
 
 
 def register_step(table: dict, name: str):
