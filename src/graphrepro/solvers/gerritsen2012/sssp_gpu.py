@@ -81,6 +81,405 @@ def _max_weight(values: np.ndarray) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# GPU algorithm 1 (section 5.1, Algorithms 6-8)
+# ---------------------------------------------------------------------------------------------
+_alg1_kernels = {}
+
+
+@cuda.jit(device=True)
+def _boundary_cell(j, c):
+    """Local row-major id of the j-th boundary cell of a c x c block (boundary_cells order)."""
+    if j < c:
+        return j
+    if j < c + 2 * (c - 2):
+        return (1 + (j - c) // 2) * c + (0 if (j - c) % 2 == 0 else c - 1)
+    return (c - 1) * c + (j - c - 2 * (c - 2))
+
+
+@cuda.jit(device=True)
+def _morton_decode(z):
+    """(row, column) of Morton index z: the column takes the even bits (terrain.morton's rule)."""
+    x = 0
+    y = 0
+    for b in range(16):
+        x |= ((z >> (2 * b)) & 1) << b
+        y |= ((z >> (2 * b + 1)) & 1) << b
+    return y, x
+
+
+@cuda.jit(device=True)
+def _relax_cell(block, y0, x0, c, vi, idx, m_a, c_a, c_ua):
+    """Algorithm 7's body for one (boundary vertex, cell) pair."""
+    if m_a[vi, idx] == 0:
+        return
+    m_a[vi, idx] = 0
+    iy = idx // c
+    ix = idx % c
+    here = c_a[vi, idx]
+    val = block[y0 + iy, x0 + ix]
+    for ny in range(max(iy - 1, 0), min(iy + 2, c)):
+        for nx in range(max(ix - 1, 0), min(ix + 2, c)):
+            if ny != iy or nx != ix:
+                cuda.atomic.min(c_ua, (vi, ny * c + nx), here + abs(val - block[y0 + ny, x0 + nx]))
+
+
+@cuda.jit(device=True)
+def _fold_cell(vi, idx, m_a, c_a, c_ua, flag):
+    """Algorithm 8's body for one (boundary vertex, cell) pair."""
+    if c_a[vi, idx] > c_ua[vi, idx]:
+        c_a[vi, idx] = c_ua[vi, idx]
+        m_a[vi, idx] = 1
+        flag[0] = 1
+    c_ua[vi, idx] = c_a[vi, idx]
+
+
+@cuda.jit
+def _alg6_init(c, m_a, c_a, c_ua):
+    """Algorithm 6 line 1: M_a true and C_a = 0 exactly at (v, v) for each boundary vertex v."""
+    idx, vi = cuda.grid(2)
+    if vi < m_a.shape[0] and idx < c * c:
+        own = _boundary_cell(vi, c) == idx
+        m_a[vi, idx] = 1 if own else 0
+        c_a[vi, idx] = 0 if own else BIG
+        c_ua[vi, idx] = c_a[vi, idx]
+
+
+@cuda.jit
+def _alg7_2d(block, y0, x0, c, m_a, c_a, c_ua, flag):
+    ix, iy = cuda.grid(2)
+    if ix == 0 and iy == 0:
+        flag[0] = 0  # on the device, so a round has one host round trip: the read
+    if ix < c and iy < c:
+        for vi in range(m_a.shape[0]):
+            _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
+
+
+@cuda.jit
+def _alg8_2d(c, m_a, c_a, c_ua, flag):
+    ix, iy = cuda.grid(2)
+    if ix < c and iy < c:
+        for vi in range(m_a.shape[0]):
+            _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
+
+
+@cuda.jit
+def _alg7_3d(block, y0, x0, c, m_a, c_a, c_ua, flag):
+    ix, iy, vi = cuda.grid(3)
+    if ix == 0 and iy == 0 and vi == 0:
+        flag[0] = 0
+    if ix < c and iy < c and vi < m_a.shape[0]:
+        _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
+
+
+@cuda.jit
+def _alg8_3d(c, m_a, c_a, c_ua, flag):
+    ix, iy, vi = cuda.grid(3)
+    if ix < c and iy < c and vi < m_a.shape[0]:
+        _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
+
+
+@cuda.jit
+def _alg7_zorder(block, y0, x0, c, m_a, c_a, c_ua, flag):
+    z, vi = cuda.grid(2)
+    if z == 0 and vi == 0:
+        flag[0] = 0
+    if z < c * c and vi < m_a.shape[0]:
+        iy, ix = _morton_decode(z)
+        _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
+
+
+@cuda.jit
+def _alg8_zorder(c, m_a, c_a, c_ua, flag):
+    z, vi = cuda.grid(2)
+    if z < c * c and vi < m_a.shape[0]:
+        iy, ix = _morton_decode(z)
+        _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
+
+
+@cuda.jit
+def _tree_reset(tree, final, dist):
+    i = cuda.grid(1)
+    if i < tree.shape[0]:
+        tree[i] = INF
+    if i < final.shape[0]:
+        final[i] = 0
+        dist[i] = BIG
+
+
+@cuda.jit
+def _tree_seed(tree, dist, leaves, leaf):
+    """The source's leaf gets key 0, propagated to the root (one thread)."""
+    if cuda.grid(1) == 0:
+        dist[leaf] = 0
+        i = leaves + leaf
+        while i >= 1:
+            tree[i] = leaf  # packed (0, leaf)
+            i >>= 1
+
+
+@cuda.jit(device=True)
+def _claim(stamp, node, stage, lists, sizes, out):
+    """Put node on list `out` once per stage: the first thread to raise its stamp adds it."""
+    if node >= 1 and cuda.atomic.max(stamp, node, stage) < stage:
+        lists[out, cuda.atomic.add(sizes, out, 1)] = node
+
+
+@cuda.jit
+def _step_a(tree, final, dist, bits, c, kc, m, leaf_cell, cell_leaf, gb_side, lists, sizes):
+    """Finalise the root's vertex; list its GPU-block's boundary leaves and the <= 5 leaves
+    across a GPU-block border from it (sqrt(C) + 5 threads)."""
+    t = cuda.grid(1)
+    root = tree[1]
+    u = root & ((1 << bits) - 1)
+    dist[u] = root >> bits
+    final[u] = 1
+    if t == 0:
+        sizes[0] = kc + 5
+        sizes[1] = 0  # step B appends to list 1
+    gb = u // kc
+    if t < c:
+        for j in range(t, kc, c):
+            lists[0, j] = gb * kc + j
+    elif t < c + 5:
+        e = t - c
+        cell = leaf_cell[u]
+        uy = cell // m
+        ux = cell % m
+        found = 0
+        lists[0, kc + e] = -1
+        for ny in range(max(uy - 1, 0), min(uy + 2, m)):
+            for nx in range(max(ux - 1, 0), min(ux + 2, m)):
+                if (ny // c) * gb_side + nx // c != gb:
+                    if found == e:
+                        lists[0, kc + e] = cell_leaf[ny * m + nx]
+                    found += 1
+
+
+@cuda.jit(device=True)
+def _update_leaf(j, u, du, gb, tree, final, dist, bits, kc, leaves, block, leaf_cell, m, dg,
+                 lists, sizes, stamp, stage):
+    w = lists[0, j]
+    if w < 0:
+        return
+    if w == u:
+        tree[leaves + w] = INF  # finalised: out of the tournament
+    elif final[w] == 0:
+        if w // kc == gb:  # same GPU-block: its distance from part 1
+            weight = dg[gb, u - gb * kc, w - gb * kc]
+        else:  # across a GPU-block border: the grid edge
+            a = leaf_cell[u]
+            b = leaf_cell[w]
+            weight = abs(block[a // m, a % m] - block[b // m, b % m])
+        candidate = du + weight
+        if candidate < dist[w]:
+            dist[w] = candidate
+            tree[leaves + w] = (candidate << bits) | w
+    _claim(stamp, (leaves + w) >> 1, stage, lists, sizes, 1)
+
+
+@cuda.jit
+def _step_b(tree, final, dist, bits, c, kc, leaves, block, leaf_cell, m, dg, lists, sizes, stamp,
+            stage):
+    """Update the listed leaves from the finalised vertex (sqrt(C) + 5 threads); list their
+    parents, each once."""
+    t = cuda.grid(1)
+    root = tree[1]
+    u = root & ((1 << bits) - 1)
+    du = root >> bits
+    gb = u // kc
+    if t == 0:
+        sizes[2] = 0  # the first level appends to list 2
+    if t < c:
+        for j in range(t, kc, c):
+            _update_leaf(j, u, du, gb, tree, final, dist, bits, kc, leaves, block, leaf_cell, m,
+                         dg, lists, sizes, stamp, stage)
+    elif t < c + 5:
+        _update_leaf(kc + t - c, u, du, gb, tree, final, dist, bits, kc, leaves, block, leaf_cell,
+                     m, dg, lists, sizes, stamp, stage)
+
+
+@cuda.jit
+def _step_level(tree, level, lists, sizes, stamp, stage):
+    """Recompute the nodes on list level % 3 from their children; list their parents on the
+    next list, each once. Three lists rotate so a launch zeroes the one the next appends to."""
+    t = cuda.grid(1)
+    which = level % 3
+    if t == 0:
+        sizes[(level + 2) % 3] = 0
+    if t < sizes[which]:
+        node = lists[which, t]
+        left = tree[2 * node]
+        right = tree[2 * node + 1]
+        tree[node] = left if left < right else right
+        _claim(stamp, node >> 1, stage, lists, sizes, (level + 1) % 3)
+
+
+def alg1_launch_arithmetic(m: int, c: int) -> dict:
+    """The thesis's count of part-2 launches per I/O-block (section 5.1, after Table 5.1): each
+    of the (m/c)^2 (4c - 4) GPU-block boundary vertices costs 2 + ceil(log2 of that) launches,
+    for each of the 4m - 4 boundary vertices of the I/O-block."""
+    leaves = (m // c) ** 2 * (4 * c - 4)
+    per_step = 2 + math.ceil(math.log2(leaves))
+    return {"leaves": leaves, "launches_per_step": per_step,
+            "launches_per_source": leaves * per_step,
+            "launches_per_block": leaves * per_step * (4 * m - 4)}
+
+
+def _leaf_maps(m: int, c: int):
+    """Leaves grouped per GPU-block (row-major GPU-blocks, boundary_cells order inside):
+    cell (I/O-block row-major) of each leaf, and leaf of each cell (-1 inside a GPU-block)."""
+    side = m // c
+    local = boundary_cells(c)
+    leaf_cell = np.empty(side * side * len(local), dtype=np.int64)
+    for gb in range(side * side):
+        gy, gx = divmod(gb, side)
+        leaf_cell[gb * len(local):(gb + 1) * len(local)] = \
+            (gy * c + local // c) * m + gx * c + local % c
+    cell_leaf = np.full(m * m, -1, dtype=np.int64)
+    cell_leaf[leaf_cell] = np.arange(len(leaf_cell))
+    return leaf_cell, cell_leaf
+
+
+@register_step(PHASE1, "gpu_alg1")
+def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
+             **_unused) -> Phase1Result:
+    """Boundary-to-boundary distances, GPU algorithm 1, one I/O-block after another."""
+    t_start = time.perf_counter()
+    cuda_mod = gpu.require_cuda()
+    values = _check_values(values)
+    nb, m, _ = values.shape
+    c = int(c)
+    if variant not in VARIANTS:
+        raise InputError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    if c < 2 or c & (c - 1) or m % c:
+        raise InputError(f"GPU-block side c must be a power of two >= 2 dividing the I/O-block "
+                         f"side {m}, got {c}")
+    if limit_blocks < 0:
+        raise InputError(f"limit_blocks must be >= 0 (0: every block), got {limit_blocks}")
+    todo = nb if limit_blocks == 0 else min(nb, limit_blocks)
+    k = 4 * m - 4
+    kc = 4 * c - 4
+    gb_side = m // c
+    leaves = gb_side * gb_side * kc
+    levels = max(1, (leaves - 1).bit_length())
+    padded = 1 << levels
+    bits = max(1, (leaves - 1).bit_length())
+    part1_bytes = kc * c * c * (1 + 8 + 8)
+    part2_bytes = (gb_side * gb_side * kc * kc * 8 + 2 * padded * 8 * 2 + leaves * 9
+                   + 3 * (kc + 5) * 8 + m * m * 12)
+    gpu.check_fits(part1_bytes + part2_bytes + m * m * 4,
+                   f"gpu_alg1 with M = {m}^2, C = {c}^2 (C_a, C_ua, M_a of {kc} x {c * c})")
+    io_boundary = boundary_cells(m)
+    leaf_cell, cell_leaf = _leaf_maps(m, c)
+    source_leaves = cell_leaf[io_boundary]
+    local_boundary = boundary_cells(c)
+    d_leaf_cell = cuda_mod.to_device(leaf_cell)
+    d_cell_leaf = cuda_mod.to_device(cell_leaf)
+    m_a = cuda_mod.device_array((kc, c * c), dtype=np.uint8)
+    c_a = cuda_mod.device_array((kc, c * c), dtype=np.int64)
+    c_ua = cuda_mod.device_array((kc, c * c), dtype=np.int64)
+    flag = cuda_mod.device_array(1, dtype=np.int32)
+    tree = cuda_mod.device_array(2 * padded, dtype=np.int64)
+    stamp = cuda_mod.to_device(np.zeros(2 * padded, dtype=np.int64))
+    final = cuda_mod.device_array(leaves, dtype=np.uint8)
+    dist_leaf = cuda_mod.device_array(leaves, dtype=np.int64)
+    lists = cuda_mod.device_array((3, kc + 5), dtype=np.int64)
+    sizes = cuda_mod.to_device(np.zeros(3, dtype=np.int64))
+    pinned = gpu.simulated() or not hasattr(cuda_mod, "pinned_array")
+    flag_host = np.zeros(1, np.int32) if pinned else cuda_mod.pinned_array(1, np.int32)
+    root_host = np.zeros(1, np.int64) if pinned else cuda_mod.pinned_array(1, np.int64)
+    dist_host = np.empty(leaves, np.int64)
+    c_a_host = np.empty((kc, c * c), np.int64)
+    # launch shapes of Algorithms 7/8 (and their initialisation)
+    if variant == "2d":
+        tpb7 = (min(c, 16), min(c, 16))
+        grid7 = (-(-c // tpb7[0]), -(-c // tpb7[1]))
+        alg7, alg8 = _alg7_2d, _alg8_2d
+    elif variant == "3d":
+        tpb7 = (min(c, 8), min(c, 8), 8)  # Table 5.2: 8 threads in every direction
+        grid7 = (-(-c // tpb7[0]), -(-c // tpb7[1]), -(-kc // 8))
+        alg7, alg8 = _alg7_3d, _alg8_3d
+    else:
+        tpb7 = (min(c * c, 64), 8)  # Morton index along x, boundary vertex along y
+        grid7 = (-(-(c * c) // tpb7[0]), -(-kc // 8))
+        alg7, alg8 = _alg7_zorder, _alg8_zorder
+    init_tpb = (min(c * c, 64), 8)
+    init_grid = (-(-(c * c) // init_tpb[0]), -(-kc // 8))
+    reset_grid = gpu.blocks_for(2 * padded, 256)
+    step_threads = c + 5  # "sqrt(C) + 5 threads", as written
+    dist = np.empty((todo, k, k), dtype=np.int64)
+    counters = {"kernel_launches": 0, "host_round_trips": 0, "rounds": 0,
+                "part1_launches": 0, "part2_launches": 0, "tree_steps": 0,
+                "copies_to_device": 2, "copies_to_host": 0}
+    timings = {"part1": 0.0, "part2": 0.0}
+    stage = 0
+    for b in range(todo):
+        t0 = time.perf_counter()
+        block = cuda_mod.to_device(values[b])
+        counters["copies_to_device"] += 1
+        dg = np.empty((gb_side * gb_side, kc, kc), dtype=np.int64)
+        launches = 0
+        for gb in range(gb_side * gb_side):  # Algorithm 6, one GPU-block at a time
+            y0, x0 = (gb // gb_side) * c, (gb % gb_side) * c
+            _alg6_init[init_grid, init_tpb](c, m_a, c_a, c_ua)
+            launches += 1
+            while True:
+                alg7[grid7, tpb7](block, y0, x0, c, m_a, c_a, c_ua, flag)
+                alg8[grid7, tpb7](c, m_a, c_a, c_ua, flag)
+                launches += 2
+                counters["rounds"] += 1
+                flag.copy_to_host(flag_host)
+                counters["host_round_trips"] += 1
+                if flag_host[0] == 0:
+                    break
+            c_a.copy_to_host(c_a_host)  # Algorithm 6 line 11
+            counters["copies_to_host"] += 1
+            dg[gb] = c_a_host[:, local_boundary]
+        counters["part1_launches"] += launches
+        counters["kernel_launches"] += launches
+        t1 = time.perf_counter()
+        timings["part1"] += (t1 - t0) * 1e3
+        d_dg = cuda_mod.to_device(dg)
+        counters["copies_to_device"] += 1
+        launches = 0
+        for s, leaf in enumerate(source_leaves):  # the tournament tree, per boundary vertex
+            _tree_reset[reset_grid, 256](tree, final, dist_leaf)
+            _tree_seed[1, 1](tree, dist_leaf, padded, leaf)
+            launches += 2
+            while True:
+                tree[1:2].copy_to_host(root_host)
+                counters["host_round_trips"] += 1
+                if root_host[0] == INF:
+                    break
+                counters["tree_steps"] += 1
+                _step_a[1, step_threads](tree, final, dist_leaf, bits, c, kc, m, d_leaf_cell,
+                                         d_cell_leaf, gb_side, lists, sizes)
+                stage += 1
+                _step_b[1, step_threads](tree, final, dist_leaf, bits, c, kc, padded, block,
+                                         d_leaf_cell, m, d_dg, lists, sizes, stamp, stage)
+                launches += 2
+                width = kc + 5
+                for level in range(1, levels + 1):  # one launch per tree level, to the root
+                    # the listed nodes: a contiguous run's ancestors and <= 5 others'
+                    width = min(-(-width // 2) + 6, padded >> level)
+                    stage += 1
+                    _step_level[gpu.blocks_for(width, 256), min(256, width)](
+                        tree, level, lists, sizes, stamp, stage)
+                    launches += 1
+            dist_leaf.copy_to_host(dist_host)
+            counters["copies_to_host"] += 1
+            dist[b, s] = dist_host[source_leaves]
+        counters["part2_launches"] += launches
+        counters["kernel_launches"] += launches
+        timings["part2"] += (time.perf_counter() - t1) * 1e3
+    timings["total"] = (time.perf_counter() - t_start) * 1e3
+    counters.update(blocks_done=todo, blocks_total=nb, gpu_blocks_per_io_block=gb_side ** 2,
+                    leaves=leaves, tree_levels=levels,
+                    thesis_launches_per_block=alg1_launch_arithmetic(m, c)["launches_per_block"])
+    return Phase1Result(dist, timings, counters)
+
+
+# ---------------------------------------------------------------------------------------------
 # GPU algorithm 2 (section 5.4, Algorithm 9)
 # ---------------------------------------------------------------------------------------------
 _alg2_kernels = {}
