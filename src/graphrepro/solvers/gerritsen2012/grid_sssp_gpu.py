@@ -299,12 +299,13 @@ def gerritsen_grid_sssp(graph, tile: int = 32, delta: int = 0):
 
 
 def phase2_gpu(indptr, indices, weights, sources, init_dist, *, delta: int = 0,
-               return_counters: bool = False):
+               threads_per_block: int = 512, return_counters: bool = False):
     """Distances over G' (CSR) from several seeds at once (phase 2 on the GPU).
 
     ``init_dist`` gives one distance per entry of ``sources`` (a full per-vertex array, with
     ``len == vertices``, is also taken: its values at ``sources`` are used). Returns int64
-    distances, INF where unreachable; with ``return_counters`` also (timings, counters)."""
+    distances, INF where unreachable; with ``return_counters`` also (timings, counters).
+    ``delta`` is the near-far step (0: Davidson's heuristic)."""
     indptr = np.asarray(indptr)
     indices = np.asarray(indices)
     weights = np.asarray(weights)
@@ -337,7 +338,7 @@ def phase2_gpu(indptr, indices, weights, sources, init_dist, *, delta: int = 0,
     w = np.concatenate([weights.astype(np.int64), init[reached] - base])
     graph = CSRGraph.from_arcs(n + 1, src, dst, w, name="G'+super-source")
     spec = get_solver("nearfar")
-    prepared = spec.prepare(graph, delta=delta)
+    prepared = spec.prepare(graph, delta=delta, threads_per_block=threads_per_block)
     result = prepared.solve(n)
     dist = result.distances[:n].copy()
     finite = dist < INF
