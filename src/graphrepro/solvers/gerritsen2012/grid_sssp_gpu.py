@@ -10,10 +10,15 @@ to it improved. Each round every block takes the active tiles it owns (tile t be
 t mod blocks), loads each with its one-cell halo into shared memory, relaxes it there until it no
 longer changes (each thread owns a few cells; in-place, so an improvement can cross several cells
 in one sweep), writes the improved cells back and activates the neighbouring tiles across each
-improved border cell, with the border's least new distance as the tile's key. With ``delta`` > 0
-the rounds are near-far over tiles: only tiles whose key is below the threshold are processed,
-the rest are carried to the next round, and the threshold moves on by delta (jumping empty
-buckets) when none is left below it; ``delta = 0`` processes every active tile each round.
+improved border cell, with the border's least new distance as the tile's key. The rounds are
+near-far over tiles: only tiles whose key is below the threshold are processed, the rest are
+carried to the next round, and the threshold moves on by delta (jumping empty buckets) when none
+is left below it. ``delta = 0`` takes delta = tile side x mean |difference| of neighbours, about
+the distance a front gains crossing a tile; ``delta = -1`` processes every active tile each round.
+Why the default: a model of these rounds (serial, on diamond-square grids of 1024^2 and 2048^2,
+32-cell tiles) processed each tile 13.6x and 21x with no threshold, the factor growing with the
+grid, and 5.6x at this delta, in 207 rounds at 2048^2; a threshold 3x larger cut the rounds to
+124 for 6.9x the tiles.
 
 Why it is exact without atomics on distances: only a tile's owner writes its cells, so a write is
 a plain store; distances only decrease; a tile that reads a neighbour's cell while it is being
@@ -41,6 +46,7 @@ from ..base import INF, SolveResult, get_solver, register
 
 BIG = np.int64(1) << 62  # "not reached" inside the kernel: BIG + any weight cannot overflow
 MAX_THREADS = 256
+MAX_TILE = 48  # the tile and its halo in shared memory: 50^2 x 12 bytes of the 48 KiB static limit
 # Control words. The least key of the next round rotates over three slots: round r writes slot
 # (r+1)%3 and clears (r+2)%3, which was last read before the previous barrier.
 MINKEY, ROUNDS, TILES, SWEEPS, IMPROVED, WORDS = 0, 3, 4, 5, 6, 7
@@ -87,7 +93,7 @@ def _compile(ts: int):
         grid.sync()
         if tid == 0:
             keys[0, (source // cols // ts) * tile_cols + (source % cols) // ts] = 0
-        threshold = delta if delta > 0 else BIG
+        threshold = delta if delta > 0 else BIG  # delta -1: every active tile
         grid.sync()
         r = 0
         mine = (tiles - cuda.blockIdx.x + cuda.gridDim.x - 1) // cuda.gridDim.x  # tiles owned
@@ -200,7 +206,7 @@ def _compile(ts: int):
             least = words[MINKEY + r % 3]
             if least >= BIG:
                 break
-            if least >= threshold:  # near-far: nothing left below the threshold
+            if least >= threshold:  # nothing left below the threshold: the next bucket
                 threshold = (least // delta + 1) * delta
         if t == 0:
             cuda.atomic.add(words, TILES, tally[0])
@@ -224,16 +230,27 @@ def _check_grid(values2d) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int32)
 
 
+def mean_weight(values: np.ndarray) -> float:
+    """Mean |difference| between row and column neighbours, from every 16th row and column."""
+    rows = np.abs(np.diff(values[::16].astype(np.int64), axis=1))
+    cols = np.abs(np.diff(values[:, ::16].astype(np.int64), axis=0))
+    count = rows.size + cols.size
+    return float(rows.sum() + cols.sum()) / count if count else 0.0
+
+
 class GridSSSP:
     """Device state for one grid: upload once, then solve from any number of sources."""
 
     def __init__(self, values2d, tile: int = 32, delta: int = 0):
         cuda_mod = gpu.require_cuda()
-        if not 2 <= tile <= 64:
-            raise InputError(f"tile must be 2..64 cells a side, got {tile}")
-        if delta < 0:
-            raise InputError(f"delta must be >= 0 (0: every active tile each round), got {delta}")
+        if not 2 <= tile <= MAX_TILE:
+            raise InputError(f"tile must be 2..{MAX_TILE} cells a side, got {tile}")
+        if delta < -1:
+            raise InputError(f"delta must be >= -1 (0: tile x mean weight, -1: no threshold), "
+                             f"got {delta}")
         values = _check_grid(values2d)
+        if delta == 0:
+            delta = max(1, round(tile * mean_weight(values)))
         self.rows, self.cols = values.shape
         self.n = values.size
         self.tile, self.delta = tile, delta
