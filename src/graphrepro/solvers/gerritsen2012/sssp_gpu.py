@@ -314,6 +314,14 @@ def _step_level(tree, level, lists, sizes, stamp, stage):
         _claim(stamp, node >> 1, stage, lists, sizes, (level + 1) % 3)
 
 
+def _configured(kernel, blocks, threads):
+    """kernel[blocks, threads], made once. The simulator's kernels keep the last configuration
+    on the kernel object itself, so there it is made at each call."""
+    if gpu.simulated():
+        return lambda *args: kernel[blocks, threads](*args)
+    return kernel[blocks, threads]
+
+
 def alg1_launch_arithmetic(m: int, c: int) -> dict:
     """The thesis's count of part-2 launches per I/O-block (section 5.1, after Table 5.1): each
     of the (m/c)^2 (4c - 4) GPU-block boundary vertices costs 2 + ceil(log2 of that) launches,
@@ -407,6 +415,20 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
     init_grid = (-(-(c * c) // init_tpb[0]), -(-kc // 8))
     reset_grid = gpu.blocks_for(2 * padded, 256)
     step_threads = c + 5  # "sqrt(C) + 5 threads", as written
+    # launch configurations made once: the loop below is all launches
+    init_k = _configured(_alg6_init, init_grid, init_tpb)
+    alg7_k, alg8_k = _configured(alg7, grid7, tpb7), _configured(alg8, grid7, tpb7)
+    reset_k, seed_k = _configured(_tree_reset, reset_grid, 256), _configured(_tree_seed, 1, 1)
+    step_a_k = _configured(_step_a, 1, step_threads)
+    step_b_k = _configured(_step_b, 1, step_threads)
+    level_k = []
+    width = kc + 5
+    for level in range(1, levels + 1):  # one launch per tree level, to the root
+        # the listed nodes: a contiguous run's ancestors and <= 5 others'
+        width = min(-(-width // 2) + 6, padded >> level)
+        level_k.append((level, _configured(_step_level, gpu.blocks_for(width, 256),
+                                           min(256, width))))
+    root = tree[1:2]
     dist = np.empty((todo, k, k), dtype=np.int64)
     counters = {"kernel_launches": 0, "host_round_trips": 0, "rounds": 0,
                 "part1_launches": 0, "part2_launches": 0, "tree_steps": 0,
@@ -421,17 +443,19 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
         launches = 0
         for gb in range(gb_side * gb_side):  # Algorithm 6, one GPU-block at a time
             y0, x0 = (gb // gb_side) * c, (gb % gb_side) * c
-            _alg6_init[init_grid, init_tpb](c, m_a, c_a, c_ua)
+            init_k(c, m_a, c_a, c_ua)
             launches += 1
-            while True:
-                alg7[grid7, tpb7](block, y0, x0, c, m_a, c_a, c_ua, flag)
-                alg8[grid7, tpb7](c, m_a, c_a, c_ua, flag)
+            for _ in range(c * c + 1):  # Bellman-Ford needs at most c^2 - 1 improving rounds
+                alg7_k(block, y0, x0, c, m_a, c_a, c_ua, flag)
+                alg8_k(c, m_a, c_a, c_ua, flag)
                 launches += 2
                 counters["rounds"] += 1
                 flag.copy_to_host(flag_host)
                 counters["host_round_trips"] += 1
                 if flag_host[0] == 0:
                     break
+            else:
+                raise RuntimeError(f"gpu_alg1: Harish did not settle in {c * c + 1} rounds")
             c_a.copy_to_host(c_a_host)  # Algorithm 6 line 11
             counters["copies_to_host"] += 1
             dg[gb] = c_a_host[:, local_boundary]
@@ -443,29 +467,28 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
         counters["copies_to_device"] += 1
         launches = 0
         for s, leaf in enumerate(source_leaves):  # the tournament tree, per boundary vertex
-            _tree_reset[reset_grid, 256](tree, final, dist_leaf)
-            _tree_seed[1, 1](tree, dist_leaf, padded, leaf)
+            reset_k(tree, final, dist_leaf)
+            seed_k(tree, dist_leaf, padded, int(leaf))
             launches += 2
-            while True:
-                tree[1:2].copy_to_host(root_host)
+            for _ in range(leaves + 1):  # each leaf is finalised once; then the tree is empty
+                root.copy_to_host(root_host)
                 counters["host_round_trips"] += 1
                 if root_host[0] == INF:
                     break
                 counters["tree_steps"] += 1
-                _step_a[1, step_threads](tree, final, dist_leaf, bits, c, kc, m, d_leaf_cell,
-                                         d_cell_leaf, gb_side, lists, sizes)
+                step_a_k(tree, final, dist_leaf, bits, c, kc, m, d_leaf_cell, d_cell_leaf,
+                         gb_side, lists, sizes)
                 stage += 1
-                _step_b[1, step_threads](tree, final, dist_leaf, bits, c, kc, padded, block,
-                                         d_leaf_cell, m, d_dg, lists, sizes, stamp, stage)
+                step_b_k(tree, final, dist_leaf, bits, c, kc, padded, block, d_leaf_cell, m,
+                         d_dg, lists, sizes, stamp, stage)
                 launches += 2
-                width = kc + 5
-                for level in range(1, levels + 1):  # one launch per tree level, to the root
-                    # the listed nodes: a contiguous run's ancestors and <= 5 others'
-                    width = min(-(-width // 2) + 6, padded >> level)
+                for level, kernel in level_k:
                     stage += 1
-                    _step_level[gpu.blocks_for(width, 256), min(256, width)](
-                        tree, level, lists, sizes, stamp, stage)
-                    launches += 1
+                    kernel(tree, level, lists, sizes, stamp, stage)
+                launches += levels
+            else:
+                raise RuntimeError(f"gpu_alg1: the tournament tree was not empty after {leaves} "
+                                   f"steps")
             dist_leaf.copy_to_host(dist_host)
             counters["copies_to_host"] += 1
             dist[b, s] = dist_host[source_leaves]
