@@ -57,6 +57,7 @@ def _compile(ts: int):
     if ts in _kernels:
         return _kernels[ts]
     side = ts + 2  # the tile with its halo
+    halo_cells = side * side  # shared array sizes must be constants of the closure
     cells = ts * ts
 
     @cuda.jit
@@ -70,8 +71,8 @@ def _compile(ts: int):
         stride = cuda.gridsize(1)
         t = cuda.threadIdx.x
         width = cuda.blockDim.x
-        sd = cuda.shared.array(side * side, np.int64)
-        sv = cuda.shared.array(side * side, np.int32)
+        sd = cuda.shared.array(halo_cells, np.int64)
+        sv = cuda.shared.array(halo_cells, np.int32)
         todo = cuda.shared.array(MAX_THREADS, np.int32)
         ntodo = cuda.shared.array(1, np.int32)
         changed = cuda.shared.array(3, np.int32)
@@ -121,7 +122,7 @@ def _compile(ts: int):
                     q = todo[item]
                     y0 = (q // tile_cols) * ts - 1  # grid row of the halo's first row
                     x0 = (q % tile_cols) * ts - 1
-                    for j in range(t, side * side, width):
+                    for j in range(t, halo_cells, width):
                         gy = y0 + j // side
                         gx = x0 + j % side
                         if 0 <= gy < rows and 0 <= gx < cols:

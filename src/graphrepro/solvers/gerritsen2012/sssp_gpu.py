@@ -37,9 +37,14 @@ the thesis derives for its 200 MB, for the device at hand.
 Where we depart from the letter, and why:
 - Algorithm 9's ``done`` array is not kept: a settled vertex's leaf holds a SETTLED marker
   instead, which is what ``done`` was read for.
-- Algorithm 1's "sqrt(C) + 5 threads" cannot give one thread to each of a GPU-block's 4 sqrt(C) - 4
-  boundary vertices; we launch sqrt(C) + 5 threads as written and let each of the first sqrt(C)
-  take every sqrt(C)-th boundary vertex.
+- Section 5.1's "sqrt(C) + 5 threads" cannot give one thread to each of a GPU-block's
+  4 sqrt(C) - 4 boundary vertices; we launch sqrt(C) + 5 threads as written and let each of the
+  first sqrt(C) take every sqrt(C)-th boundary vertex.
+- The set c_i of nodes to recompute is deduplicated with a stamp per node (the first thread to
+  raise a node's stamp to the current stage lists it), so it halves per level as the thesis says;
+  each level's launch is sized by a bound on the list (a contiguous run's ancestors plus <= 5).
+- Algorithm 1's times are host wall-clock (launches, read-backs and all): its cost is the host
+  driving the GPU, which CUDA events between two points on the stream would not see.
 - Algorithm 6 copies each GPU-block to the GPU; we copy the I/O-block once and index into it
   (the copies are a few kilobytes; the launches are what the thesis measured).
 """
@@ -359,9 +364,9 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
     c = int(c)
     if variant not in VARIANTS:
         raise InputError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    if c < 2 or c & (c - 1) or m % c:
-        raise InputError(f"GPU-block side c must be a power of two >= 2 dividing the I/O-block "
-                         f"side {m}, got {c}")
+    if c < 2 or c & (c - 1) or m % c or c > 512:
+        raise InputError(f"GPU-block side c must be a power of two in 2..512 (sqrt(C) + 5 threads "
+                         f"in one CUDA block) dividing the I/O-block side {m}, got {c}")
     if limit_blocks < 0:
         raise InputError(f"limit_blocks must be >= 0 (0: every block), got {limit_blocks}")
     todo = nb if limit_blocks == 0 else min(nb, limit_blocks)
@@ -432,7 +437,7 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
     dist = np.empty((todo, k, k), dtype=np.int64)
     counters = {"kernel_launches": 0, "host_round_trips": 0, "rounds": 0,
                 "part1_launches": 0, "part2_launches": 0, "tree_steps": 0,
-                "copies_to_device": 2, "copies_to_host": 0}
+                "copies_to_device": 4, "copies_to_host": 0}
     timings = {"part1": 0.0, "part2": 0.0}
     stage = 0
     for b in range(todo):
