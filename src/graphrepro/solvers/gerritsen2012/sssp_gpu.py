@@ -354,14 +354,13 @@ def _leaf_maps(m: int, c: int):
 
 
 @register_step(PHASE1, "gpu_alg1")
-def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
-             **_unused) -> Phase1Result:
+def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0) -> Phase1Result:
     """Boundary-to-boundary distances, GPU algorithm 1, one I/O-block after another."""
     t_start = time.perf_counter()
     cuda_mod = gpu.require_cuda()
     values = _check_values(values)
     nb, m, _ = values.shape
-    c = int(c)
+    c, limit_blocks, variant = int(c), int(limit_blocks), str(variant)  # run ids give strings
     if variant not in VARIANTS:
         raise InputError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if c < 2 or c & (c - 1) or m % c or c > 512:
@@ -654,7 +653,7 @@ def alg2_memory_bound(block_size: int, free_bytes: int | None = None) -> dict:
 
 
 @register_step(PHASE1, "gpu_alg2")
-def gpu_alg2(values, threads: int = 0, **_unused) -> Phase1Result:
+def gpu_alg2(values, threads: int = 0) -> Phase1Result:
     """Boundary-to-boundary distances of every block, threads^2 blocks per launch."""
     t_start = time.perf_counter()
     cuda_mod = gpu.require_cuda()
@@ -664,6 +663,7 @@ def gpu_alg2(values, threads: int = 0, **_unused) -> Phase1Result:
         raise InputError(f"gpu_alg2 keeps an I/O-block in shared memory: side <= {ALG2_MAX_SIDE}, "
                          f"got {m}")
     k = 4 * m - 4
+    threads = int(threads)  # run ids give strings
     wide = _alg2_wide(m, _max_weight(values))
     per_block = alg2_bytes_per_block(m, wide)
     if threads < 0:
