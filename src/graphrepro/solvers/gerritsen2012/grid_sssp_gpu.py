@@ -15,10 +15,11 @@ near-far over tiles: only tiles whose key is below the threshold are processed, 
 carried to the next round, and the threshold moves on by delta (jumping empty buckets) when none
 is left below it. ``delta = 0`` takes delta = tile side x mean |difference| of neighbours, about
 the distance a front gains crossing a tile; ``delta = -1`` processes every active tile each round.
-Why the default: a model of these rounds (serial, on diamond-square grids of 1024^2 and 2048^2,
-32-cell tiles) processed each tile 13.6x and 21x with no threshold, the factor growing with the
-grid, and 5.6x at this delta, in 207 rounds at 2048^2; a threshold 3x larger cut the rounds to
-124 for 6.9x the tiles.
+Why the default: a serial model of these rounds (each round reading the distances as they were
+when it began, as the blocks may; diamond-square grids of 1024^2 and 2048^2, 32-cell tiles,
+exact against scipy) processed each tile 13.6x and 21x with no threshold, the factor growing
+with the grid, and 5.6x at this delta, in 207 rounds at 2048^2; a threshold 3x larger cut the
+rounds to 124 for 6.9x the tiles.
 
 Why it is exact without atomics on distances: only a tile's owner writes its cells, so a write is
 a plain store; distances only decrease; a tile that reads a neighbour's cell while it is being
@@ -303,8 +304,8 @@ def grid_sssp_gpu(values2d, source: int, *, tile: int = 32, delta: int = 0):
 @register("gerritsen_grid_sssp", device="gpu", document="gerritsen2012",
           description="whole-grid terrain SSSP (weights |elevation difference| on the implicit "
                       "8-neighbour grid): tiles relaxed in shared memory, active tiles per round, "
-                      "optional near-far over tiles; one persistent kernel (beyond the thesis); "
-                      "needs a graph read from a DEM",
+                      "near-far over tiles (delta=0: tile x mean weight, -1: off); one persistent "
+                      "kernel (beyond the thesis); needs a graph read from a DEM",
           defaults={"tile": 32, "delta": 0},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 4})
 def gerritsen_grid_sssp(graph, tile: int = 32, delta: int = 0):
