@@ -19,7 +19,7 @@ Why the default: a serial model of these rounds (each round reading the distance
 when it began, as the blocks may; diamond-square grids of 1024^2 and 2048^2, 32-cell tiles,
 exact against scipy) processed each tile 13.6x and 21x with no threshold, the factor growing
 with the grid, and 5.6x at this delta, in 207 rounds at 2048^2; a threshold 3x larger cut the
-rounds to 124 for 6.9x the tiles.
+rounds to 124 for 6.9x the tiles (benchmarks/gerritsen2012_grid_model.py replays it).
 
 Why it is exact without atomics on distances: only a tile's owner writes its cells, so a write is
 a plain store; distances only decrease; a tile that reads a neighbour's cell while it is being
