@@ -190,8 +190,9 @@ def test_phase2_gpu_equals_dijkstra_from_seeded_sources():
     np.testing.assert_array_equal(got, want)
     full = np.full(n, INF, dtype=np.int64)
     full[sources] = init
-    np.testing.assert_array_equal(
-        phase2_gpu(g.indptr, g.indices, g.weights, sources, full, delta=10, threads_per_block=16),
+    np.testing.assert_array_equal(  # a per-vertex init array, and int64 indices and weights
+        phase2_gpu(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                   g.weights.astype(np.int64), sources, full, delta=10, threads_per_block=16),
         want)
 
 
