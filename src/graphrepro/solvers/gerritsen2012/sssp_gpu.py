@@ -525,6 +525,7 @@ def _alg2_kernel(m: int, wide: bool):
     settled_mark = top  # a settled vertex's leaf: never popped again, never relaxed
     unreached = top - 1  # larger than every packed (distance, vertex)
     k = 4 * m - 4
+    depth = bits if n == 1 << bits else 0  # leaves n..2n-1 all at one depth when n is 2^bits
 
     @cuda.jit(device=True)
     def boundary_index(r, c):
@@ -578,12 +579,20 @@ def _alg2_kernel(m: int, wide: bool):
             i = n + u
             tree[i, t] = settled_mark
             best = settled_mark
-            while i > 1:
-                other = tree[i ^ 1, t]
-                if other < best:
-                    best = other
-                i >>= 1
-                tree[i, t] = best
+            if depth > 0:  # every leaf at one depth: a fixed trip count the compiler unrolls
+                for _ in range(depth):
+                    other = tree[i ^ 1, t]
+                    if other < best:
+                        best = other
+                    i >>= 1
+                    tree[i, t] = best
+            else:
+                while i > 1:
+                    other = tree[i ^ 1, t]
+                    if other < best:
+                        best = other
+                    i >>= 1
+                    tree[i, t] = best
             vu = shared_values[u]
             for r in range(max(ur - 1, 0), min(ur + 2, m)):
                 for c in range(max(uc - 1, 0), min(uc + 2, m)):
