@@ -28,6 +28,7 @@ _MODULES = (
     "graphrepro.solvers.singla.dijkstra",
     "graphrepro.solvers.singla.bfs",
     "graphrepro.solvers.senthilkumar.sweep",
+    "graphrepro.solvers.gerritsen2012.grid_sssp_gpu",
 )
 
 

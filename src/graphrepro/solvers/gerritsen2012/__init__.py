@@ -27,6 +27,8 @@ _MODULES: tuple[str, ...] = (
     "mst_blocks",
     "mst_io",
     "sssp_io",
+    "sssp_gpu",
+    "grid_sssp_gpu",
 )
 
 
