@@ -343,3 +343,24 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
                           tmp_path / "c", log=lambda m: None)
     g7 = t7[t7["impl"] == "gpu_alg2"]
     assert list(g7["status"]) == ["ok"] and g7["check"].iloc[0] == "ok: equals CPU phase 1"
+
+
+def test_warm_up_compiles_size_specialised_steps_on_a_block_of_the_timed_side(tmp_path, monkeypatch):
+    # GPU algorithm 2 compiles a kernel per block side: a warm-up on a smaller block would leave
+    # the compiler inside the first timed batch (as reports/reference's Table 5.4 shows).
+    path = tmp_path / "w.zgrid"
+    convert_array(np.arange(32 * 32, dtype=float).reshape(32, 32) % 17, path, source={"test": 1})
+    shapes = []
+
+    def per_side(values, **params):
+        shapes.append(values.shape)
+        return sssp_io.phase1_cpu_dijkstra(values, parallel=False)
+
+    per_side.specialises_on_side = True
+    monkeypatch.setitem(PHASE1, "per_side_test", per_side)
+    g = sssp_io.phase1(path, tmp_path / "g", 16, step_name="per_side_test", warmup=True)
+    assert shapes[0] == (1, 16, 16) and "16 x 16" in g.meta["warmup"]
+    shapes.clear()
+    monkeypatch.setattr(per_side, "specialises_on_side", False)
+    g = sssp_io.phase1(path, tmp_path / "h", 16, step_name="per_side_test", warmup=True)
+    assert shapes[0] == (1, 8, 8) and "8 x 8" in g.meta["warmup"]

@@ -568,7 +568,7 @@ def cmd_io_sssp(args) -> int:
                            params=_params(args.phase1_param), batch_vertices=args.batch_vertices,
                            counter=counter, only_blocks=only, warmup=args.warmup,
                            log=lambda m: print(f"{time.time():.3f} {m}", file=sys.stderr, flush=True))
-        record["phase1_meta"] = {k: g.meta.get(k) for k in ("batch_ms", "blocks", "timings", "dtype")}
+        record["phase1_meta"] = {k: g.meta.get(k) for k in ("batch_ms", "blocks", "timings", "dtype", "warmup")}
         timings["phase1_ms"] = (time.perf_counter() - t0) * 1e3
         counters["phase1_io"] = counter.as_dict()
         counters.update({f"phase1_{k}": v for k, v in g.meta["counters"].items()})

@@ -713,3 +713,7 @@ def gpu_alg2(values, threads: int = 0) -> Phase1Result:
         "blocks_per_launch": batch, "threads_per_launch": batch * k,
         "tree_bytes": int(tree.nbytes), "node_bits": 64 if wide else 32,
         "dijkstras": nb * k})
+
+
+# its kernel is specialised on the block side (and node width): warm-ups must use a real block
+gpu_alg2.specialises_on_side = True

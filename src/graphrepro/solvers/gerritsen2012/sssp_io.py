@@ -654,7 +654,8 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
 
     ``only_blocks`` [(bx, by), ...] times the step on those blocks alone (the thesis's tables
     time a few blocks and extrapolate): the G' is then partial and phases 2 and 3 refuse it.
-    ``warmup`` first runs the step once, untimed, on an 8 x 8 block (kernel compilation; GPU
+    ``warmup`` first runs the step once, untimed: on a real block of side m for steps compiled per
+    side (``specialises_on_side``: GPU algorithm 2), else on an 8 x 8 block (kernel compilation; GPU
     algorithm 1 with C = 4^2 there)."""
     counter = counter if counter is not None else IOCounter()
     grid = ZBlocks(zgrid, counter)
@@ -682,13 +683,21 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
     order = list(grid.zorder_blocks(m)) if only_blocks is None else [tuple(b) for b in only_blocks]
     batch_ms = []
     if warmup and order:
-        # kernels compile per type, not per size: a small block warms them in moments, where
-        # the first real block could take as long as the timed run (GPU algorithm 1)
-        w = min(m, 8)
-        small = dict(params or {})
-        if "c" in small:
-            small["c"] = min(int(small["c"]), w // 2) if w >= 4 else w
-        fn(grid.read(w, 0, 0)[None].astype(np.int64), **small)
+        if getattr(fn, "specialises_on_side", False):
+            # its kernels are compiled per block side (GPU algorithm 2): warm up on a real block
+            # of this side, or the first timed batch would include the compiler
+            bx, by = order[0]
+            fn(grid.read(m, bx, by)[None].astype(np.int64), **(params or {}))
+            meta["warmup"] = f"one {m} x {m} block (kernels compiled per side)"
+        else:
+            # kernels compile per type, not per size: a small block warms them in moments, where
+            # the first real block could take as long as the timed run (GPU algorithm 1)
+            w = min(m, 8)
+            small = dict(params or {})
+            if "c" in small:
+                small["c"] = min(int(small["c"]), w // 2) if w >= 4 else w
+            fn(grid.read(w, 0, 0)[None].astype(np.int64), **small)
+            meta["warmup"] = f"one {w} x {w} block (kernels compiled per type)"
     if log:
         log(f"phase 1: timing starts ({len(order)} blocks)")
     for start in range(0, len(order), batch):
