@@ -479,8 +479,12 @@ def _no_data(ax, why: str) -> None:
 # --- summaries ------------------------------------------------------------------------------------
 
 def _summary(table: pd.DataFrame) -> str:
-    verdicts = [v for v in table.get("verdict", []) if v]
-    notes = [n for v, n in zip(table.get("verdict", []), table.get("note", [])) if v]
+    def text(x) -> str:  # a table read back from CSV has NaN in its empty cells
+        return "" if x is None or (isinstance(x, float) and x != x) else str(x)
+
+    rows = [(text(v), text(n)) for v, n in zip(table.get("verdict", []), table.get("note", []))]
+    verdicts = [v for v, _ in rows if v]
+    notes = [n for v, n in rows if v]
     if not verdicts:
         return "Measurements only."
     return "; ".join(f"{v} ({n})" if n else v for v, n in zip(verdicts, notes)) + "."
