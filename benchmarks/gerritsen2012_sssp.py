@@ -31,6 +31,7 @@ import numpy as np
 from graphrepro.errors import InputError, VerificationError
 from graphrepro.gpu import device_name
 from graphrepro.solvers.gerritsen2012 import PHASE1, load_steps
+from graphrepro.solvers.heap import heap_pop, heap_push
 from graphrepro.solvers.gerritsen2012.grid_sssp_gpu import GridSSSP
 from graphrepro.solvers.gerritsen2012.sssp_gpu import (alg1_launch_arithmetic, alg2_memory_bound,
                                                        gpu_alg1, gpu_alg2)
@@ -69,25 +70,7 @@ def _cpu_phase1(values, cells, out):
         heap_v[0] = cells[s]
         dist[cells[s]] = 0
         while size > 0:
-            key = heap_key[0]
-            u = heap_v[0]
-            size -= 1
-            lk = heap_key[size]
-            lv = heap_v[size]
-            i = 0
-            while True:
-                child = 2 * i + 1
-                if child >= size:
-                    break
-                if child + 1 < size and heap_key[child + 1] < heap_key[child]:
-                    child += 1
-                if heap_key[child] >= lk:
-                    break
-                heap_key[i] = heap_key[child]
-                heap_v[i] = heap_v[child]
-                i = child
-            heap_key[i] = lk
-            heap_v[i] = lv
+            key, u, size = heap_pop(heap_key, heap_v, size)
             if key > dist[u]:
                 continue
             uy = u // m
@@ -98,17 +81,7 @@ def _cpu_phase1(values, cells, out):
                     nd = key + abs(values[b, uy, ux] - values[b, ny, nx])
                     if nd < dist[v]:
                         dist[v] = nd
-                        j = size
-                        size += 1
-                        while j > 0:
-                            parent = (j - 1) // 2
-                            if heap_key[parent] <= nd:
-                                break
-                            heap_key[j] = heap_key[parent]
-                            heap_v[j] = heap_v[parent]
-                            j = parent
-                        heap_key[j] = nd
-                        heap_v[j] = v
+                        size = heap_push(heap_key, heap_v, size, nd, v)
         for t in range(k):
             out[b, s, t] = dist[cells[t]]
 

@@ -1,7 +1,7 @@
 """The reference: sequential Dijkstra with a binary heap (numba), against which every answer is checked.
 
-Lazy deletion (a vertex may sit in the heap more than once; stale entries are skipped when popped)
-keeps the heap a plain pair of arrays, which is what makes it fast under numba.
+The heap (solvers/heap.py) uses lazy deletion: a vertex may sit in it more than once, and stale
+entries are skipped when popped.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import numba
 import numpy as np
 
 from .base import INF, HostSolver, register
+from .heap import heap_pop, heap_push
 
 
 @numba.njit(cache=True, nogil=True)
@@ -21,33 +22,13 @@ def dijkstra_csr(indptr, indices, weights, source):
     cap = len(indices) + 1
     heap_key = np.empty(cap, dtype=np.int64)
     heap_vertex = np.empty(cap, dtype=np.int64)
-    size = 0
     dist[source] = 0
     heap_key[0] = 0
     heap_vertex[0] = source
     size = 1
     relaxed = 0
     while size > 0:
-        key = heap_key[0]
-        u = heap_vertex[0]
-        size -= 1
-        # sift the last entry down from the root
-        last_key = heap_key[size]
-        last_vertex = heap_vertex[size]
-        i = 0
-        while True:
-            child = 2 * i + 1
-            if child >= size:
-                break
-            if child + 1 < size and heap_key[child + 1] < heap_key[child]:
-                child += 1
-            if heap_key[child] >= last_key:
-                break
-            heap_key[i] = heap_key[child]
-            heap_vertex[i] = heap_vertex[child]
-            i = child
-        heap_key[i] = last_key
-        heap_vertex[i] = last_vertex
+        key, u, size = heap_pop(heap_key, heap_vertex, size)
         if done[u] or key > dist[u]:
             continue
         done[u] = True
@@ -57,18 +38,7 @@ def dijkstra_csr(indptr, indices, weights, source):
             nd = key + weights[e]
             if nd < dist[v]:
                 dist[v] = nd
-                # sift up
-                j = size
-                size += 1
-                while j > 0:
-                    parent = (j - 1) // 2
-                    if heap_key[parent] <= nd:
-                        break
-                    heap_key[j] = heap_key[parent]
-                    heap_vertex[j] = heap_vertex[parent]
-                    j = parent
-                heap_key[j] = nd
-                heap_vertex[j] = v
+                size = heap_push(heap_key, heap_vertex, size, nd, v)
     return dist, relaxed
 
 

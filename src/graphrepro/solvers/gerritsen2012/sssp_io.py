@@ -46,6 +46,7 @@ from ...errors import InputError, VerificationError
 from ...terrain import morton
 from ...terrain.blockio import IOCounter, ZBlocks
 from ..base import INF
+from ..heap import heap_pop, heap_push
 from . import PHASE1, register_step, step
 from .types import Phase1Result, boundary_cells
 
@@ -117,38 +118,10 @@ def _block_dijkstra(vals, m, seeds, seed_dist, dist, done, heap_key, heap_vertex
         d = seed_dist[s]
         if d < dist[v]:
             dist[v] = d
-            j = size
-            size += 1
-            while j > 0:
-                parent = (j - 1) // 2
-                if heap_key[parent] <= d:
-                    break
-                heap_key[j] = heap_key[parent]
-                heap_vertex[j] = heap_vertex[parent]
-                j = parent
-            heap_key[j] = d
-            heap_vertex[j] = v
+            size = heap_push(heap_key, heap_vertex, size, d, v)
     relaxed = 0
     while size > 0:
-        key = heap_key[0]
-        u = heap_vertex[0]
-        size -= 1
-        last_key = heap_key[size]
-        last_vertex = heap_vertex[size]
-        i = 0
-        while True:
-            child = 2 * i + 1
-            if child >= size:
-                break
-            if child + 1 < size and heap_key[child + 1] < heap_key[child]:
-                child += 1
-            if heap_key[child] >= last_key:
-                break
-            heap_key[i] = heap_key[child]
-            heap_vertex[i] = heap_vertex[child]
-            i = child
-        heap_key[i] = last_key
-        heap_vertex[i] = last_vertex
+        key, u, size = heap_pop(heap_key, heap_vertex, size)
         if done[u] or key > dist[u]:
             continue
         done[u] = True
@@ -171,17 +144,7 @@ def _block_dijkstra(vals, m, seeds, seed_dist, dist, done, heap_key, heap_vertex
                 nd = key + (a - b if a > b else b - a)
                 if nd < dist[v]:
                     dist[v] = nd
-                    j = size
-                    size += 1
-                    while j > 0:
-                        parent = (j - 1) // 2
-                        if heap_key[parent] <= nd:
-                            break
-                        heap_key[j] = heap_key[parent]
-                        heap_vertex[j] = heap_vertex[parent]
-                        j = parent
-                    heap_key[j] = nd
-                    heap_vertex[j] = v
+                    size = heap_push(heap_key, heap_vertex, size, nd, v)
     return relaxed
 
 
