@@ -53,6 +53,16 @@ def _atomic_write_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _atomic_write_csv(table, path) -> Path:
+    """A table written whole or not at all (a temporary name, then a rename)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    return out
+
+
 # --- subcommands ------------------------------------------------------------------------------
 
 def cmd_solve(args) -> int:
@@ -116,14 +126,6 @@ def cmd_mst(args) -> int:
     return 0
 
 
-def _write_table(table, output: str) -> None:
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
-
-
 def cmd_mst_blocks(args) -> int:
     """gerritsen2012 Tables 3.1-3.5, 3.7, Fig. 3.6: phase 1 on the centre blocks, parts timed."""
     from .solvers.gerritsen2012.mst_measure import measure_blocks
@@ -132,7 +134,7 @@ def cmd_mst_blocks(args) -> int:
                            reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
                            trials=args.trials, warmup=args.warmup,
                            log=lambda m: print(m, file=sys.stderr))
-    _write_table(table, args.output)
+    _atomic_write_csv(table, args.output)
     return 0
 
 
@@ -153,7 +155,7 @@ def cmd_mst_io(args) -> int:
                        log=lambda m: print(m, file=sys.stderr))
     if args.variant:
         table.insert(0, "variant", args.variant)
-    _write_table(table, args.output)
+    _atomic_write_csv(table, args.output)
     return 0
 
 
@@ -391,11 +393,7 @@ def cmd_run(args) -> int:
     spec = RunSpec(args.solver, record["sources"], record["digests"], params,
                    trials=args.trials, warmup=args.warmup)
     table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
+    out = _atomic_write_csv(table, args.output)
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources})
     _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
@@ -448,11 +446,7 @@ def cmd_transfers(args) -> int:
     table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
                                edges_per_thread=args.edges_per_thread,
                                log=lambda m: print(m, file=sys.stderr))
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
+    out = _atomic_write_csv(table, args.output)
     from .harness import provenance
 
     prov = provenance({"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
@@ -621,11 +615,7 @@ def cmd_sssp_experiment(args) -> int:
     settings = json.loads(args.settings) if args.settings else {}
     table = run_experiment(args.table, args.terrain, settings, args.workdir,
                            log=lambda m: print(m, file=sys.stderr))
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
+    out = _atomic_write_csv(table, args.output)
     prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
     _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
