@@ -508,7 +508,7 @@ def _secs(row) -> str:
     if row.get("status") == "ok":
         flag = " (extrapolated)" if str(row.get("extrapolated")) == "True" else ""
         return f"{float(v):.3g} s{flag}"
-    if str(row.get("status", "")).startswith("stopped"):
+    if str(row.get("status", "")).startswith("stopped") and pd.notna(pd.to_numeric(v, errors="coerce")):
         return f"> {float(v):.3g} s (extrapolated lower bound; {row['status']})"
     return str(row.get("status"))
 
