@@ -72,6 +72,22 @@ def symmetric_csr(edges: EdgeList):
 
 
 @numba.njit(cache=True, nogil=True)
+def new_tournament(n):
+    """An empty tournament tree over n leaves, padded to a power of two: every key INF, every
+    internal node naming its leftmost leaf. Returns (leaves, key, winner); leaf i is node leaves + i."""
+    leaves = 1
+    while leaves < max(n, 1):
+        leaves *= 2
+    key = np.full(2 * leaves, INF, dtype=np.int64)
+    winner = np.empty(2 * leaves, dtype=np.int64)
+    for i in range(leaves):
+        winner[leaves + i] = i
+    for node in range(leaves - 1, 0, -1):
+        winner[node] = winner[2 * node]
+    return leaves, key, winner
+
+
+@numba.njit(cache=True, nogil=True)
 def _replay(key, winner, leaves, node):
     """Recompute the matches from ``node`` up to the root; stop where a match's winner and key
     come out as before, since nothing above it can change then. Returns matches replayed."""
@@ -104,15 +120,7 @@ def prim_tournament(indptr, nbr, wgt, n):
     graphs where E = O(V). When the root's key is INF the current tree is complete and the next
     unvisited vertex starts a new one, so disconnected graphs give a spanning forest.
     """
-    leaves = 1
-    while leaves < max(n, 1):
-        leaves *= 2
-    key = np.full(2 * leaves, INF, dtype=np.int64)
-    winner = np.empty(2 * leaves, dtype=np.int64)
-    for i in range(leaves):
-        winner[leaves + i] = i
-    for node in range(leaves - 1, 0, -1):
-        winner[node] = winner[2 * node]
+    leaves, key, winner = new_tournament(n)
     endpoint = np.full(n, -1, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     out_u = np.empty(max(n - 1, 0), dtype=np.int64)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...mst import EdgeList, _union
-from ...mst.algorithms import INF, _BGL, _replay
+from ...mst.algorithms import INF, _BGL, _replay, new_tournament
 from ...terrain.dem import grid_edges
 from . import PER_BLOCK_MST, register_step
 from .types import BlockMST
@@ -70,15 +70,7 @@ def _grid_prim(values):
     come from the grid itself."""
     b = values.shape[0]
     n = b * b
-    leaves = 1
-    while leaves < n:
-        leaves *= 2
-    key = np.full(2 * leaves, INF, dtype=np.int64)
-    winner = np.empty(2 * leaves, dtype=np.int64)
-    for i in range(leaves):
-        winner[leaves + i] = i
-    for node in range(leaves - 1, 0, -1):
-        winner[node] = winner[2 * node]
+    leaves, key, winner = new_tournament(n)
     endpoint = np.full(n, -1, dtype=np.int64)
     visited = np.zeros(n, dtype=np.bool_)
     out_u = np.empty(max(n - 1, 0), dtype=np.int64)
