@@ -37,6 +37,9 @@ def main(argv=None) -> int:
     if args.list:
         todo += [line.strip().removesuffix(".csv") for line in Path(args.list).read_text().splitlines()
                  if line.strip() and not line.startswith("#")]
+    bad = [item for item in todo if "/" not in item.strip("/")]
+    if bad:
+        ap.error(f"each run is GRAPH/RUN_ID (a path under RESULTS/runs without .csv); got {bad[0]!r}")
     res = Path(args.results)
     start = time.perf_counter()
     failed, skipped = [], []
