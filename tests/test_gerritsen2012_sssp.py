@@ -295,6 +295,44 @@ def test_table_5_1_verdicts_and_the_launch_arithmetic():
     assert launches["published"] == "almost three million" and launches["verdict"] == "holds"
 
 
+def test_a_stopped_gpu_algorithm_1_is_extrapolated_from_its_progress():
+    """The thesis stopped its slow Table 5.1 runs and extrapolated; so do we, from the child's
+    progress lines (wall clock, part, done/total), never from the warm-up before timing starts."""
+    import pandas as pd
+
+    from graphrepro.experiments import published
+    from graphrepro.experiments.gerritsen2012_sssp import compare_table5_1, extrapolate_alg1
+
+    warm = "99.0 progress part1 4/4\n99.5 progress part2 12/12\n"
+    start = 100.0
+    # part 1 took 2 s, then 3 of 12 boundary vertices took 1.5 s: 2 + 1.5 * 12 / 3 = 8 s
+    err = warm + "100.000 phase 1: timing starts (1 blocks)\n" + "".join(
+        f"{100 + t} progress part1 {i}/4\n" for i, t in ((1, 0.5), (2, 1.0), (3, 1.5), (4, 2.0))) \
+        + "".join(f"{102 + 0.5 * i} progress part2 {i}/12\n" for i in (1, 2, 3))
+    ms, basis = extrapolate_alg1(err, start)
+    assert ms == pytest.approx(8000.0) and basis.startswith("part 1 and 3 of 12 boundary vertices")
+    # a whole block done: its measured time is the estimate
+    whole = err + "".join(f"{103.5 + 0.5 * i} progress part2 {i}/12\n" for i in range(4, 13))
+    whole += "110.0 progress part1 1/4\n"
+    assert extrapolate_alg1(whole, start) == (pytest.approx(9500.0), "1 whole I/O-block")
+    # part 1 unfinished, or nothing after the warm-up: no estimate (a lower bound instead)
+    assert extrapolate_alg1(warm + "100.5 progress part1 1/4\n", start) is None
+    assert extrapolate_alg1(warm, start) is None
+
+    rows = [{"block": 64, "gpu_block": "", "impl": "cpu_dijkstra", "status": "ok", "blocks": 256,
+             "seconds_per_2_20": 10.0, "extrapolated": False, "counters": "{}", "check": "ok"},
+            {"block": 64, "gpu_block": 16, "impl": "gpu_alg1",
+             "status": "extrapolated from part 1 and 3 of 252 boundary vertices of one I/O-block "
+                       "(stopped after 12 s)", "blocks": 1, "seconds_per_2_20": 2048.0,
+             "extrapolated": True, "counters": "{}", "check": ""}]
+    out = compare_table5_1(None, {}, published("gerritsen2012"),
+                           benchmarks={"gerritsen2012_table5_1": pd.DataFrame(rows)})
+    cell = out[out["column"] == "GPU C = 16^2"].iloc[0]
+    assert cell["verdict"] == "holds"
+    assert cell["ours"] == ("2.05e+03 s (extrapolated from part 1 and 3 of 252 boundary vertices "
+                            "of one I/O-block (stopped after 12 s))")
+
+
 def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, terrain):
     import subprocess
     import sys
@@ -364,3 +402,41 @@ def test_warm_up_compiles_size_specialised_steps_on_a_block_of_the_timed_side(tm
     monkeypatch.setattr(per_side, "specialises_on_side", False)
     g = sssp_io.phase1(path, tmp_path / "h", 16, step_name="per_side_test", warmup=True)
     assert shapes[0] == (1, 8, 8) and "8 x 8" in g.meta["warmup"]
+
+
+def test_gpu_times_taken_with_the_compiler_inside_are_marked():
+    """Rows measured before warm-ups matched what is timed (no ``warmup`` column) carry the
+    caveat: GPU algorithm 2 above 8 x 8 and GPU phase 2 (a fresh child's first run); rows that
+    say how they were warmed do not."""
+    import pandas as pd
+
+    from graphrepro.experiments import published
+    from graphrepro.experiments.gerritsen2012_sssp import (COMPILE_CAVEAT, COMPILE_CAVEAT_PHASE2,
+                                                           compare_table5_7)
+
+    def table(warmup):
+        common = {"window": 64, "source": 5, "status": "ok", "block_reads": "", "block_writes": "",
+                  "cap": "", "max_rss_mib": "", "check": ""}
+        rows = [{**common, "block": "", "phase": "whole grid", "impl": "dijkstra (in memory)",
+                 "seconds": 0.1},
+                {**common, "block": 16, "phase": "phase 1", "impl": "cpu_dijkstra", "seconds": 4.0},
+                {**common, "block": 16, "phase": "phase 2", "impl": "cpu (capped)", "seconds": 0.1},
+                {**common, "block": 16, "phase": "phase 3", "impl": "cpu (capped)", "seconds": 0.3},
+                {**common, "block": 16, "phase": "phase 2", "impl": "gpu (uncapped)", "seconds": 5.0},
+                {**common, "block": 16, "phase": "phase 1", "impl": "gpu_alg2", "seconds": 0.9}]
+        if warmup:
+            for r in rows:
+                r["warmup"] = "warmed"
+        return compare_table5_7(None, {}, published("gerritsen2012"),
+                                benchmarks={"gerritsen2012_table5_7": pd.DataFrame(rows)})
+
+    old = table(False)
+    note = {r["column"]: r["note"] for _, r in old[old["row"].str.startswith("M = 16^2, phase")]
+            .iterrows() if r["row"] in ("M = 16^2, phase 1", "M = 16^2, phase 2")
+            and r["column"] != "CPU"}
+    assert COMPILE_CAVEAT in note["GPU algorithm 2"]
+    assert COMPILE_CAVEAT_PHASE2 in note["GPU phase 2 (beyond the thesis)"]
+    new = table(True)
+    assert not new["note"].str.contains("warm-up fix").any()
+    claim = new[new["column"] == "claim: GPU phase 1 faster than CPU"].iloc[0]
+    assert claim["verdict"] == "holds" and claim["note"] == ""

@@ -66,6 +66,15 @@ def test_alg1_counts_its_launches_as_the_thesis_counts_them():
         (960, 12, 960 * 12 * 252)
 
 
+def test_alg1_reports_its_progress_part_by_part():
+    values = blocks(5, 2, 4)
+    seen = []
+    gpu_alg1(values, c=2, progress=lambda part, done, total: seen.append((part, done, total)))
+    # per I/O-block: each of its 4 GPU-blocks (part 1), then each of its 12 boundary vertices
+    one = [("part1", i, 4) for i in range(1, 5)] + [("part2", i, 12) for i in range(1, 13)]
+    assert seen == one + one
+
+
 def test_alg1_zero_weights_and_limit_blocks():
     values = np.zeros((3, 4, 4), dtype=np.int64)
     values[1, 1:3, 1:3] = 7  # a plateau: zero-weight paths around a raised middle
@@ -204,3 +213,29 @@ def test_phase2_gpu_refuses_bad_input():
         phase2_gpu(g.indptr, g.indices, g.weights, [1], [0, 0])
     with pytest.raises(InputError, match="one CSR graph"):
         phase2_gpu(g.indptr, g.indices[:-1], g.weights, [1], [0])
+
+
+def test_io_sssp_times_gpu_phase_2_after_an_untimed_run(tmp_path, monkeypatch):
+    """A fresh child's first GPU phase 2 creates the CUDA context and compiles near-far for G''s
+    types: `io-sssp --phase2 gpu` runs phases 2 and 3 once untimed, then times them."""
+    import json
+
+    from graphrepro.cli import main
+    from graphrepro.solvers.gerritsen2012 import sssp_io
+    from graphrepro.terrain import convert_array
+
+    values = np.random.default_rng(3).integers(0, 9, size=(8, 8)).astype(float)
+    path = tmp_path / "t.zgrid"
+    convert_array(values, path, source={"test": 1})
+    sssp_io.phase1(path, tmp_path / "g", 4)
+    calls = []
+    original = sssp_io.phases23
+    monkeypatch.setattr(sssp_io, "phases23",
+                        lambda *a, **k: calls.append(k["phase2"]) or original(*a, **k))
+    assert main(["io-sssp", str(path), "--source", "37", "--phases", "23", "--phase2", "gpu",
+                 "--workdir", str(tmp_path / "g"), "--json", str(tmp_path / "r.json")]) == 0
+    assert calls == ["gpu", "gpu"]
+    record = json.loads((tmp_path / "r.json").read_text())
+    assert record["warmup"] == "one untimed run of phases 2 and 3"
+    np.testing.assert_array_equal(sssp_io.read_distances(tmp_path / "g").ravel(),
+                                  scipy_distances(values, [37])[0])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import graphs_and_sources
 
 from graphrepro import mst
-from graphrepro.errors import InputError, VerificationError
+from graphrepro.errors import GraphreproError, InputError, VerificationError
 from graphrepro.graph import write_dimacs
 from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import road_grid
@@ -142,3 +142,25 @@ def test_mst_command_contract(tmp_path):
     done = subprocess.run([sys.executable, "-m", "graphrepro", "mst", str(path), "--solver", "nope",
                            "--output", str(tmp_path / "x.txt")], capture_output=True, text=True)
     assert done.returncode == 2 and "unknown MST solver" in done.stderr
+
+
+def test_bgl_answers_many_graphs_from_one_process_and_recovers_from_a_failure():
+    """One `bgl_mst --serve` process per Python process: thousands of per-block calls must not
+    each pay a process start; a request it cannot answer fails with its message, and the next
+    call gets a fresh server."""
+    from graphrepro.mst.algorithms import _BGL
+
+    for seed in (1, 2, 3):
+        edges = mst.from_graph(road_grid(6, 7, keep=0.8, seed=seed))
+        solve_checked("bgl_kruskal", edges)
+        solve_checked("bgl_prim", edges)
+        if seed == 1:
+            server = _BGL._server
+    assert _BGL._server is server and server.alive()
+    broken = _BGL(mst.from_graph(road_grid(4, 4, seed=1)), "kruskal")
+    broken.path.write_bytes(b"GREDG01\0" + b"\x01")  # truncated header
+    with pytest.raises(GraphreproError, match="bgl_mst kruskal failed: .*truncated"):
+        broken.solve()
+    assert _BGL._server is None
+    solve_checked("bgl_kruskal", mst.from_graph(road_grid(5, 5, seed=4)))
+    assert _BGL._server.alive() and _BGL._server is not server

@@ -184,10 +184,10 @@ def write_edges(num_vertices: int, u, v, w, path: Path) -> None:
 class Process:
     """A native program fed requests on stdin and answering in binary on stdout.
 
-    The graph file it reads is deleted as soon as the program has loaded it.
+    The graph file it reads (if any) is deleted when the process is closed.
     """
 
-    def __init__(self, program: str, args: list[str], graph_file: Path):
+    def __init__(self, program: str, args: list[str], graph_file: Path | None = None):
         self.program = program
         self._graph_file = graph_file
         self.proc = subprocess.Popen([str(binary(program)), *args], stdin=subprocess.PIPE,
@@ -215,7 +215,11 @@ class Process:
             self.proc.wait()
         for stream in (self.proc.stdout, self.proc.stderr):
             stream.close()
-        self._graph_file.unlink(missing_ok=True)
+        if self._graph_file is not None:
+            self._graph_file.unlink(missing_ok=True)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def __del__(self):
         try:

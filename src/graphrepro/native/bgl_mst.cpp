@@ -3,7 +3,11 @@
 //
 //   bgl_mst EDGES.edges kruskal|prim
 // writes to stdout: the time in ms (double), the number of tree edges k (int64), then u[k], v[k],
-// w[k] (int64). Kruskal gives a minimum spanning forest by itself. BGL's Prim grows one tree from
+// w[k] (int64).
+//   bgl_mst --serve
+// answers requests "kruskal|prim EDGES.edges", one per line on stdin, each as above, until stdin
+// closes: a caller timing many small graphs (gerritsen2012's 256 x 256 blocks) pays the process
+// start once, not per graph. Kruskal gives a minimum spanning forest by itself. BGL's Prim grows one tree from
 // one root, so for a forest a virtual root is joined by a weight-0 edge to one vertex of each
 // connected component; its k edges are dropped from the answer. Both the component search and
 // Prim are timed, since both are needed for the forest. Building the graph is not timed.
@@ -11,6 +15,8 @@
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/kruskal_min_spanning_tree.hpp>
 #include <boost/graph/prim_minimum_spanning_tree.hpp>
+
+#include <iostream>
 
 #include "graphrepro_io.hpp"
 
@@ -25,11 +31,10 @@ static double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-int main(int argc, char** argv) {
-  usage_if(argc != 3 || (std::strcmp(argv[2], "kruskal") != 0 && std::strcmp(argv[2], "prim") != 0),
-           "bgl_mst EDGES.edges kruskal|prim");
-  const bool prim = std::strcmp(argv[2], "prim") == 0;
-  const Edges e = read_edges(argv[1]);
+static bool is_algorithm(const std::string& a) { return a == "kruskal" || a == "prim"; }
+
+static void answer(const std::string& path, bool prim) {
+  const Edges e = read_edges(path.c_str());
   const int64_t n = e.n;
   Graph g(prim ? n + 1 : n);  // Prim: vertex n is the virtual root
   for (int64_t i = 0; i < e.m; ++i) boost::add_edge(e.u[i], e.v[i], e.w[i], g);
@@ -79,5 +84,22 @@ int main(int argc, char** argv) {
   write_all(tv.data(), k * sizeof(int64_t));
   write_all(tw.data(), k * sizeof(int64_t));
   std::fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  const char* usage = "bgl_mst EDGES.edges kruskal|prim | bgl_mst --serve";
+  if (argc == 2 && std::strcmp(argv[1], "--serve") == 0) {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      const size_t space = line.find(' ');
+      const std::string algorithm = line.substr(0, space);
+      if (space == std::string::npos || !is_algorithm(algorithm))
+        die("bad request '" + line + "': expected 'kruskal|prim EDGES.edges'");
+      answer(line.substr(space + 1), algorithm == "prim");
+    }
+    return 0;
+  }
+  usage_if(argc != 3 || !is_algorithm(argv[2]), usage);
+  answer(argv[1], std::strcmp(argv[2], "prim") == 0);
   return 0;
 }

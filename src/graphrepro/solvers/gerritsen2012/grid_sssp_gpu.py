@@ -318,13 +318,16 @@ def gerritsen_grid_sssp(graph, tile: int = 32, delta: int = 0):
 
 
 def phase2_gpu(indptr, indices, weights, sources, init_dist, *, delta: int = 0,
-               threads_per_block: int = 512, return_counters: bool = False):
+               threads_per_block: int | None = None, return_counters: bool = False):
     """Distances over G' (CSR) from several seeds at once (phase 2 on the GPU).
 
     ``init_dist`` gives one distance per entry of ``sources`` (a full per-vertex array, with
     ``len == vertices``, is also taken: its values at ``sources`` are used). Returns int64
     distances, INF where unreachable; with ``return_counters`` also (timings, counters).
-    ``delta`` is the near-far step (0: Davidson's heuristic)."""
+    ``delta`` is the near-far step (0: Davidson's heuristic); ``threads_per_block`` defaults to 512
+    (32 under the CUDA simulator, where every thread is a Python thread)."""
+    if threads_per_block is None:
+        threads_per_block = 32 if gpu.simulated() else 512
     indptr = np.asarray(indptr)
     indices = np.asarray(indices)
     weights = np.asarray(weights)

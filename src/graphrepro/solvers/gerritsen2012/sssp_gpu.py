@@ -354,8 +354,14 @@ def _leaf_maps(m: int, c: int):
 
 
 @register_step(PHASE1, "gpu_alg1")
-def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0) -> Phase1Result:
-    """Boundary-to-boundary distances, GPU algorithm 1, one I/O-block after another."""
+def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
+             progress=None) -> Phase1Result:
+    """Boundary-to-boundary distances, GPU algorithm 1, one I/O-block after another.
+
+    ``progress(part, done, total)`` is called after each GPU-block of part 1 and each I/O-block
+    boundary vertex of part 2: runs that take hours are stopped and extrapolated from it, as the
+    thesis extrapolated Table 5.1 (every part-2 source walks the same tournament tree, so the
+    time per boundary vertex is steady)."""
     t_start = time.perf_counter()
     cuda_mod = gpu.require_cuda()
     values = _check_values(values)
@@ -463,6 +469,8 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0) ->
             c_a.copy_to_host(c_a_host)  # Algorithm 6 line 11
             counters["copies_to_host"] += 1
             dg[gb] = c_a_host[:, local_boundary]
+            if progress is not None:
+                progress("part1", gb + 1, gb_side * gb_side)
         counters["part1_launches"] += launches
         counters["kernel_launches"] += launches
         t1 = time.perf_counter()
@@ -496,6 +504,8 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0) ->
             dist_leaf.copy_to_host(dist_host)
             counters["copies_to_host"] += 1
             dist[b, s] = dist_host[source_leaves]
+            if progress is not None:
+                progress("part2", s + 1, len(source_leaves))
         counters["part2_launches"] += launches
         counters["kernel_launches"] += launches
         timings["part2"] += (time.perf_counter() - t1) * 1e3
@@ -717,3 +727,4 @@ def gpu_alg2(values, threads: int = 0) -> Phase1Result:
 
 # its kernel is specialised on the block side (and node width): warm-ups must use a real block
 gpu_alg2.specialises_on_side = True
+gpu_alg1.reports_progress = True

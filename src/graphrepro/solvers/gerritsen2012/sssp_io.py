@@ -661,6 +661,9 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
                 small["c"] = min(int(small["c"]), w // 2) if w >= 4 else w
             fn(grid.read(w, 0, 0)[None].astype(np.int64), **small)
             meta["warmup"] = f"one {w} x {w} block (kernels compiled per type)"
+    progress = {}
+    if log and getattr(fn, "reports_progress", False):
+        progress["progress"] = lambda part, done, total: log(f"progress {part} {done}/{total}")
     if log:
         log(f"phase 1: timing starts ({len(order)} blocks)")
     for start in range(0, len(order), batch):
@@ -669,7 +672,7 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
         values = np.stack([grid.read(m, bx, by) for bx, by in chunk]).astype(np.int64)
         timings["read_ms"] += (time.perf_counter() - t0) * 1e3
         t0 = time.perf_counter()
-        res = fn(values, **(params or {}))
+        res = fn(values, **(params or {}), **progress)
         batch_ms.append((time.perf_counter() - t0) * 1e3)
         timings["step_ms"] += batch_ms[-1]
         if res.dist.shape != (len(chunk), len(bcells), len(bcells)):
