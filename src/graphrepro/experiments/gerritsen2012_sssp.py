@@ -6,8 +6,9 @@ Each target reads one benchmark table (``results/benchmarks/gerritsen2012_<table
 - Table 5.1: phase 1 per 2^20 vertices, M x C, GPU algorithm 1 (2-D launch) vs the CPU. Cells
   are timed on the I/O-blocks nearest the grid's centre and scaled to 2^20 vertices, marked
   "extrapolated" when fewer than 2^20 vertices were timed (the thesis extrapolated too); a GPU cell
-  that runs past its time limit is stopped and reported as a lower bound; "did not fit" where the
-  device refuses the memory.
+  that runs past its time limit is stopped and extrapolated from its progress (part 1, then the
+  I/O-block boundary vertices done: ``extrapolate_alg1``), or reported as a lower bound when it
+  stopped inside part 1; "did not fit" where the device refuses the memory.
 - Tables 5.2 / 5.3: per-I/O-block time of the 3-D and z-order launch variants beside the 2-D one.
 - Tables 5.4 / 5.6: block sides 8..64, CPU phase 1 vs GPU algorithm 2, seconds per 2^20 vertices.
 - Table 5.7: the three phases on the middle window of the grid (8192^2 in the thesis), CPU and GPU
