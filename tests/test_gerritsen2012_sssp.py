@@ -381,6 +381,18 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
                           tmp_path / "c", log=lambda m: None)
     g7 = t7[t7["impl"] == "gpu_alg2"]
     assert list(g7["status"]) == ["ok"] and g7["check"].iloc[0] == "ok: equals CPU phase 1"
+    # a window too big for a whole CPU phase 1: G' from the GPU step, the CPU timed on 4 blocks
+    s7 = e.run_experiment("table5_7", path, {"window": 32, "blocks": [8], "phase2_gpu": False,
+                                             "cpu_phase1_blocks": 4}, tmp_path / "d", log=lambda m: None)
+    by = {(r["phase"], r["impl"]): r for _, r in s7.iterrows()}
+    cpu1 = by[("phase 1", "cpu_dijkstra")]
+    assert cpu1["extrapolated"].startswith("from 4 of 16 blocks")
+    assert by[("phase 1", "gpu_alg2")]["check"].startswith("ok: equals CPU phase 1 on the 4 timed")
+    assert by[("phase 3", "cpu (capped)")]["check"].startswith("ok: equals whole-grid Dijkstra")
+    out = get_target("gerritsen2012_table5_7").compare(
+        None, {}, published("gerritsen2012"), benchmarks={"gerritsen2012_table5_7": s7})
+    cell = out[(out["row"] == "M = 8^2, phase 1") & (out["column"] == "CPU")].iloc[0]
+    assert "(extrapolated from 4 of 16 blocks" in cell["ours"]
 
 
 def test_warm_up_compiles_size_specialised_steps_on_a_block_of_the_timed_side(tmp_path, monkeypatch):
