@@ -221,7 +221,8 @@ def extrapolate_alg1(stderr: str, timing_start: float):
 
 
 def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> dict:
-    """Every boundary-pair record of a timing run's G' equals the CPU G''s; a chunk at a time."""
+    """Every boundary-pair record of a timing run's (partial) G' equals the whole ``gprime``'s
+    records for the same blocks; a chunk at a time."""
     from ..solvers.gerritsen2012 import sssp_io
 
     meta = json.loads((directory / "gprime.json").read_text())
