@@ -12,6 +12,15 @@ min_version("9.0")
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
+from graphrepro.configcheck import check_config
+from graphrepro.errors import InputError
+from snakemake.exceptions import WorkflowError
+
+try:
+    check_config(config)  # one line per problem, before any rule is defined or run
+except InputError as e:
+    raise WorkflowError(str(e)) from None
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 
 include: "workflow/rules/common.smk"

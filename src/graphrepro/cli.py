@@ -21,6 +21,8 @@ def _params(pairs: list[str] | None) -> dict:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InputError(f"--param wants KEY=VALUE, got {pair!r}")
+        if key in out:
+            raise InputError(f"--param {key} given twice")
         out[key] = value
     return out
 

@@ -1,6 +1,7 @@
 # Shared names for the rules. Rules stay thin: each one is a `python -m graphrepro` call.
 import json
 import re
+import shlex
 import sys
 
 from snakemake.settings.types import DeploymentMethod
@@ -11,10 +12,11 @@ from graphrepro.solvers import parse_run_id, resolve
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
+# A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
-    PY = f"PYTHONPATH={SRC} python"  # --sdm conda: the env's interpreter, our package from source
+    PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
 else:
-    PY = sys.executable  # the interpreter running snakemake, so rules see the same packages
+    PY = [sys.executable]  # the interpreter running snakemake, so rules see the same packages
 RES = config["results"]
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
 # The config the report names: the last --configfile given, else the embedded default. (snakemake
@@ -55,10 +57,14 @@ def graph_config(name):
         raise ValueError(f"graph {name!r} is used by a target but not defined under graphs:") from None
 
 
+def option_args(spec):
+    """`{k: v}` as argv words `--k v` (a list: the shell lines quote each word with `:q`)."""
+    return [w for k, v in sorted(spec.items()) for w in (f"--{k.replace('_', '-')}", str(v))]
+
+
 def generate_args(name):
     spec = dict(graph_config(name)["generate"])
-    kind = spec.pop("kind")
-    return kind + "".join(f" --{k.replace('_', '-')} {v}" for k, v in sorted(spec.items()))
+    return [spec.pop("kind"), *option_args(spec)]
 
 
 def dense_graph_names():
@@ -70,8 +76,7 @@ DENSE_GRAPH = "|".join(re.escape(g) for g in dense_graph_names()) or "(?!)"  # (
 
 
 def dense_args(name):
-    spec = graph_config(name)["dense"]
-    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(spec.items()))
+    return option_args(graph_config(name)["dense"])
 
 
 def target_benchmarks(name):

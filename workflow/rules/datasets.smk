@@ -24,13 +24,19 @@ def _one_of(names):
 
 def reweight_args(cfg):
     r = cfg.get("reweight")
-    return f"--reweight {r['low']} {r['high']} {r['seed']}" if r else ""
+    return ["--reweight", str(r["low"]), str(r["high"]), str(r["seed"])] if r else []
 
 
 def dataset_graph_args(name):
     cfg = graph_config(name)
-    return (f"{cfg['dataset']} --mode {DATASETS_MODE} --data {DATA} --registry {REGISTRY} "
-            f"--name {name} --scale {cfg.get('scale', 1.0)} {reweight_args(cfg)}")
+    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
+            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg)]
+
+
+def terrain_args(name):
+    cfg = TERRAINS[name]
+    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
+            "--scale", str(cfg.get("scale", 1.0))]
 
 
 def terrain_outputs():
@@ -45,37 +51,38 @@ def dataset_outputs():
 
 rule dataset_graph:
     output:
-        f"{RES}/graphs/{{graph}}.npz",
-        f"{RES}/graphs/{{graph}}.origin.json",
+        graph=f"{RES}/graphs/{{graph}}.npz",
+        origin=f"{RES}/graphs/{{graph}}.origin.json",
     wildcard_constraints:
         graph=_one_of(DATASET_GRAPHS),
     params:
+        py=PY,
         args=lambda w: dataset_graph_args(w.graph),
     log:
         f"{RES}/logs/datasets/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro dataset-graph {params.args} --output {output[0]} 2> {log}"
+        "{params.py:q} -m graphrepro dataset-graph {params.args:q} --output {output.graph:q} "
+        "2> {log:q}"
 
 
 rule convert_dem:
     output:
-        f"{RES}/terrain/{{terrain}}.zgrid",
-        f"{RES}/terrain/{{terrain}}.zgrid.json",
-        f"{RES}/terrain/{{terrain}}.zgrid.origin.json",
+        zgrid=f"{RES}/terrain/{{terrain}}.zgrid",
+        meta=f"{RES}/terrain/{{terrain}}.zgrid.json",
+        origin=f"{RES}/terrain/{{terrain}}.zgrid.origin.json",
     wildcard_constraints:
         terrain=_one_of(TERRAINS),
     params:
-        args=lambda w: (f"{TERRAINS[w.terrain]['dataset']} --mode {DATASETS_MODE} --data {DATA} "
-                        f"--registry {REGISTRY} "
-                        f"--scale {TERRAINS[w.terrain].get('scale', 1.0)}"),
+        py=PY,
+        args=lambda w: terrain_args(w.terrain),
     log:
         f"{RES}/logs/terrain/{{terrain}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro dem {params.args} --output {output[0]} 2> {log}"
+        "{params.py:q} -m graphrepro dem {params.args:q} --output {output.zgrid:q} 2> {log:q}"
 
 
 rule datasets:

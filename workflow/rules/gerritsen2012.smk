@@ -23,8 +23,9 @@ rule gerritsen2012_mst_blocks:
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
     params:
-        args=(f"--block-side {G12.get('block_side', 32)} --blocks {G12.get('blocks', 16)} "
-              f"--trials {G12.get('trials', 1)}"),
+        py=PY,
+        args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16),
+                          "trials": G12.get("trials", 1)}),
     resources:
         timing=1,
         gpu=lambda w: g12_uses_gpu(w.variant),
@@ -33,8 +34,8 @@ rule gerritsen2012_mst_blocks:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro mst-blocks {input} --variant {wildcards.variant} {params.args} "
-        "--output {output} 2> {log}"
+        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{params.args:q} --output {output:q} 2> {log:q}"
 
 
 rule gerritsen2012_mst_io_sweep:
@@ -44,10 +45,12 @@ rule gerritsen2012_mst_io_sweep:
     output:
         f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
     params:
-        args=(f"--variant {G12.get('sweep_variant', 'cpu_prealloc')} "
-              f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
-              f"--sides {' '.join(str(s) for s in G12.get('sweep_sides', [64, 128, 256]))} "
-              f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"),
+        py=PY,
+        args=[*option_args({"variant": G12.get("sweep_variant", "cpu_prealloc"),
+                            "block_side": G12.get("io_block_side", 32),
+                            "trials": G12.get("trials", 1),
+                            "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24)}),
+              "--sides", *(str(s) for s in G12.get("sweep_sides", [64, 128, 256]))],
     resources:
         timing=1,
         gpu=lambda w: g12_uses_gpu(G12.get("sweep_variant", "cpu_prealloc")),
@@ -56,16 +59,17 @@ rule gerritsen2012_mst_io_sweep:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro mst-io {input} {params.args} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
+        "2> {log:q}"
 
 
 def g12_phases_args(which):
     """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
     whole-grid variant (`phases_full`: full_terrain, uncropped)."""
     side = G12.get("phases_side") if which == "phases" else None
-    return (f"--block-side {G12.get('io_block_side', 32)} --trials {G12.get('trials', 1)} "
-            f"--verify-max-vertices {G12.get('verify_max_vertices', 1 << 24)}"
-            + (f" --sides {side}" if side else ""))
+    return option_args({"block_side": G12.get("io_block_side", 32), "trials": G12.get("trials", 1),
+                        "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
+                        **({"sides": side} if side else {})})
 
 
 rule gerritsen2012_mst_phases:
@@ -78,6 +82,7 @@ rule gerritsen2012_mst_phases:
         which="phases|phases_full",
         device="cpu|gpu",
     params:
+        py=PY,
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
         args=lambda w: g12_phases_args(w.which),
@@ -89,5 +94,5 @@ rule gerritsen2012_mst_phases:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro mst-io {input} --variant {params.variant} {params.args} "
-        "--output {output} 2> {log}"
+        "{params.py:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
+        "{params.args:q} --output {output:q} 2> {log:q}"

@@ -1,7 +1,6 @@
 # gerritsen2012 chapter 5: one benchmark table per target (`python -m graphrepro sssp-experiment`),
 # measured on the target's terrain with its `settings:`; rule compare_target makes the table.
 import json
-import shlex
 
 GERRITSEN_SSSP = [t for t in config["targets"] if t.startswith("gerritsen2012_table5_")]
 for _t in GERRITSEN_SSSP:  # a misspelt terrain fails here, before anything runs
@@ -25,8 +24,10 @@ rule gerritsen2012_sssp_bench:
     wildcard_constraints:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     params:
+        py=PY,
         table=lambda w: w.name.replace("gerritsen2012_", ""),
-        settings=lambda w: shlex.quote(json.dumps(config["targets"][w.name].get("settings") or {})),
+        settings=lambda w: json.dumps(config["targets"][w.name].get("settings") or {}),
+        workdir=lambda w: f"{RES}/work/{w.name}",
     resources:
         timing=1,
         gpu=1,
@@ -35,5 +36,5 @@ rule gerritsen2012_sssp_bench:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro sssp-experiment {params.table} --terrain {input} "
-        "--settings {params.settings} --workdir {RES}/work/{wildcards.name} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
+        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output:q} 2> {log:q}"

@@ -2,13 +2,14 @@ rule generate_graph:
     output:
         f"{RES}/graphs/{{graph}}.gr",
     params:
+        py=PY,
         args=lambda w: generate_args(w.graph),
     log:
         f"{RES}/logs/generate/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro generate {params.args} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro generate {params.args:q} --output {output:q} 2> {log:q}"
 
 
 rule convert_graph:
@@ -19,14 +20,15 @@ rule convert_graph:
     wildcard_constraints:
         graph=_one_of(FILE_GRAPHS),  # registry datasets: rule dataset_graph (datasets.smk)
     params:
+        py=PY,
         reweight=lambda w: reweight_args(graph_config(w.graph)),
     log:
         f"{RES}/logs/convert/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro convert {input} --name {wildcards.graph} {params.reweight} "
-        "--output {output} 2> {log}"
+        "{params.py:q} -m graphrepro convert {input:q} --name {wildcards.graph:q} "
+        "{params.reweight:q} --output {output:q} 2> {log:q}"
 
 
 rule draw_sources:
@@ -35,17 +37,18 @@ rule draw_sources:
     output:
         f"{RES}/sources/{{graph}}.json",
     params:
+        py=PY,
         n=config["measure"]["sources"],
         seed=config["seed"],
-        stands_for=lambda w: (f"--stands-for '{graph_config(w.graph)['stands_for']}'"
-                              if graph_config(w.graph).get("stands_for") else ""),
+        stands_for=lambda w: (["--stands-for", graph_config(w.graph)["stands_for"]]
+                              if graph_config(w.graph).get("stands_for") else []),
     log:
         f"{RES}/logs/sources/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro sources {input} --count {params.n} --seed {params.seed} "
-        "{params.stands_for} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro sources {input:q} --count {params.n:q} --seed {params.seed:q} "
+        "{params.stands_for:q} --output {output:q} 2> {log:q}"
 
 
 # an2017's dense graphs: a descriptor, not a CSR cache; the matrix is generated where it is used.
@@ -55,13 +58,15 @@ rule dense_graph:
     wildcard_constraints:
         graph=DENSE_GRAPH,
     params:
+        py=PY,
         args=lambda w: dense_args(w.graph),
     log:
         f"{RES}/logs/dense/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro dense {params.args} --name {wildcards.graph} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro dense {params.args:q} --name {wildcards.graph:q} "
+        "--output {output:q} 2> {log:q}"
 
 
 ruleorder: dense_graph > convert_graph

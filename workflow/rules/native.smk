@@ -15,6 +15,9 @@ rule build_native:
         NATIVE_SOURCES,
     output:
         f"{NATIVE_DIR}/manifest.json",
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
     resources:
         timing=1,
     log:
@@ -22,4 +25,4 @@ rule build_native:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro build-native --force --out {NATIVE_DIR} 2> {log}"
+        "{params.py:q} -m graphrepro build-native --force --out {params.out:q} 2> {log:q}"

@@ -5,11 +5,14 @@ rule report:
     output:
         config["report"],
     params:
-        config=CONFIGFILE,
+        py=PY,
+        results=lambda w: RES,  # a folder of many inputs, not one file
+        reference=REFERENCE,
+        config=lambda w: CONFIGFILE,  # a function: braces in the path are not wildcards
     log:
         f"{RES}/logs/report.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro report --results {RES} --reference {REFERENCE} "
-        "--config {params.config} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro report --results {params.results:q} "
+        "--reference {params.reference:q} --config {params.config:q} --output {output:q} 2> {log:q}"

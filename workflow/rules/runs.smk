@@ -9,12 +9,14 @@ rule calibrate:
         f"{RES}/runs/{{graph}}/{{solver}}.csv",
     output:
         f"{RES}/calibration/{{graph}}/{{solver}}.json",
+    params:
+        py=PY,
     log:
         f"{RES}/logs/calibration/{{graph}}/{{solver}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro calibrate {input} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro calibrate {input:q} --output {output:q} 2> {log:q}"
 
 
 rule run_solver:
@@ -25,9 +27,10 @@ rule run_solver:
     output:
         f"{RES}/runs/{{graph}}/{{solver}}.csv",
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
-        calibration=lambda w, input: f"--calibration {input.calibration}" if input.calibration else "",
+        calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
     resources:
         # timed runs take the machine one at a time, so no run's time includes another's load
         timing=1,
@@ -37,5 +40,6 @@ rule run_solver:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro run {input.graph} --solver {wildcards.solver} --sources {input.sources} "
-        "--trials {params.trials} --warmup {params.warmup} {params.calibration} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "{params.calibration:q} --output {output:q} 2> {log:q}"

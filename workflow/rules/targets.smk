@@ -8,14 +8,16 @@ rule compare_target:
                      caption="../report/target_table.rst"),
         figure=report(f"{RES}/figures/{{target}}.png", category="{target}",
                       caption="../report/target_figure.rst"),
+    params:
+        py=PY,
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro compare {wildcards.target} --runs {input.runs} "
-        "--sources {input.sources} --benchmarks {input.benchmarks} --output {output.table} "
-        "--figure {output.figure} 2> {log}"
+        "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
+        "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
+        "--figure {output.figure:q} 2> {log:q}"
 
 
 # an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.
@@ -26,6 +28,7 @@ rule transfer_benchmark:
     output:
         f"{RES}/benchmarks/an2017_transfers.csv",
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
     resources:
@@ -36,8 +39,8 @@ rule transfer_benchmark:
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro transfers {input.graphs} --sources {input.sources} "
-        "--trials {params.trials} --warmup {params.warmup} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
+        "--trials {params.trials:q} --warmup {params.warmup:q} --output {output:q} 2> {log:q}"
 
 
 # One named rule per published table or figure: `snakemake --cores all safari2017_table2`.

@@ -74,7 +74,9 @@ def _validate(raw: dict, path: Path) -> None:
         jsonschema.validate(raw, schema)
     except jsonschema.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) or "(top)"
-        raise InputError(f"{path}: {where}: {e.message}") from None
+        what = (f"{e.instance!r} is not {e.schema['description']}"
+                if e.validator == "pattern" and e.schema.get("description") else e.message)
+        raise InputError(f"{path}: {where}: {what}") from None
 
 
 @functools.lru_cache(maxsize=4)

@@ -88,20 +88,50 @@ class SolverSpec:
         if unknown:
             raise InputError(f"solver {self.name} has no parameter {', '.join(sorted(unknown))}; "
                              f"it takes: {', '.join(self.defaults) or 'none'}")
-        return {**self.defaults, **{k: _coerce(self.defaults[k], v) for k, v in overrides.items()}}
+        values = {k: _coerce(self.defaults[k], v) for k, v in overrides.items()}
+        for k, v in values.items():
+            _check_range(self.name, k, v)
+        return {**self.defaults, **values}
 
     def prepare(self, graph: CSRGraph, **params) -> PreparedSolver:
         return self.factory(graph, **self.params(**params))
 
 
+# CUDA's limit on a block, whatever the device; a solver may ask for less (singla: powers of 2).
+MAX_THREADS_PER_BLOCK = 1024
+_BLOCK_PARAMS = ("threads_per_block", "block_x", "block_y")
+_AT_LEAST_ONE = ("k", "t", "edges_per_thread", "check_every", "tile", "grain")
+
+
 def _coerce(default, value):
     """Parameters arrive as strings from the command line; give them the default's type."""
     if isinstance(value, str) and default is not None and not isinstance(default, str):
+        if isinstance(default, bool):
+            if value.lower() in ("1", "true", "yes"):
+                return True
+            if value.lower() in ("0", "false", "no"):
+                return False
+            raise InputError(f"parameter value {value!r} is not true or false")
         try:
             return type(default)(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise InputError(f"parameter value {value!r} is not a {type(default).__name__}") from None
     return value
+
+
+def _check_range(solver: str, key: str, value) -> None:
+    """Numbers a kernel would misuse: nan/inf, negatives, a block CUDA cannot launch."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return
+    if not np.isfinite(value):
+        raise InputError(f"{solver}: parameter {key}={value} must be a finite number")
+    if value < 0:
+        raise InputError(f"{solver}: parameter {key}={value} must not be negative")
+    if key in _BLOCK_PARAMS and not 1 <= value <= MAX_THREADS_PER_BLOCK:
+        raise InputError(f"{solver}: {key}={value} must be 1..{MAX_THREADS_PER_BLOCK} "
+                         f"(CUDA's threads per block)")
+    if key in _AT_LEAST_ONE and value < 1:
+        raise InputError(f"{solver}: parameter {key}={value} must be at least 1")
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
@@ -168,6 +198,8 @@ def parse_run_id(run_id: str) -> tuple[str, dict[str, str]]:
             key, eq, value = pair.partition("=")
             if not eq or not key or not value:
                 raise InputError(f"run id {run_id!r}: parameters are KEY=VALUE separated by commas")
+            if key in params:  # last-wins would run a variant other than the one named
+                raise InputError(f"run id {run_id!r}: parameter {key} given twice")
             params[key] = value
     return name, params
 

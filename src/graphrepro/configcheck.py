@@ -1,0 +1,159 @@
+"""The workflow config checked before any rule runs: a refusal is one short line, never a job's
+traceback an hour later.
+
+The JSON schema (config/schema/config.schema.yaml) holds what a schema can say: types, ranges,
+strict patterns for every name and path. What it cannot say is checked here: ``low <= high``,
+target settings against the target's own, the gerritsen2012 variants, names that must exist.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import yaml
+
+from .errors import InputError
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = REPO / "config" / "schema" / "config.schema.yaml"
+
+def _where(path) -> str:
+    return "/".join(str(p) for p in path) or "(top)"
+
+
+def _shown(value) -> str:
+    shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _message(error) -> str:
+    """One line for a jsonschema error: where, the value, what was expected."""
+    where = _where(error.absolute_path)
+    if error.validator == "propertyNames":  # the offending key is inside the error's context
+        for sub in error.context or []:
+            if sub.validator == "pattern":
+                what = (sub.schema or {}).get("description") or f"matching {sub.validator_value}"
+                return f"{where}: key {_shown(sub.instance)} is not {what}"
+    if error.validator == "pattern":
+        what = error.schema.get("description") or f"matching {error.validator_value}"
+        return f"{where}: {_shown(error.instance)} is not {what}"
+    text = error.message
+    return f"{where}: {text if len(text) < 200 else text[:197] + '...'}"
+
+
+@functools.lru_cache(maxsize=2)
+def _validator(schema_path: str):
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(yaml.safe_load(Path(schema_path).read_text()))
+
+
+def schema_errors(config: dict, schema_path=SCHEMA) -> list[str]:
+    """Every schema violation, one line each (the most specific error of each branch)."""
+    import jsonschema
+
+    validator = _validator(str(schema_path))
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.path])
+    return [_message(jsonschema.exceptions.best_match([e])) for e in errors]
+
+
+def _finite_number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def semantic_errors(config: dict) -> list[str]:
+    """What the schema cannot say."""
+    errors = []
+    graphs = config.get("graphs") or {}
+    terrains = config.get("terrains") or {}
+    for name, cfg in graphs.items():
+        r = (cfg or {}).get("reweight") if isinstance(cfg, dict) else None
+        if isinstance(r, dict) and _finite_number(r.get("low")) and _finite_number(r.get("high")):
+            if r["low"] > r["high"]:
+                errors.append(f"graphs/{name}/reweight: low {r['low']} > high {r['high']}")
+            if r["high"] < 1:
+                errors.append(f"graphs/{name}/reweight: high must be at least 1")
+    for target, cfg in (config.get("targets") or {}).items():
+        if not isinstance(cfg, dict):
+            continue
+        for g in cfg.get("graphs") or []:
+            if g not in graphs:
+                errors.append(f"targets/{target}: graph {g!r} is not defined under graphs:")
+        for t in cfg.get("terrains") or []:
+            if t not in terrains:
+                errors.append(f"targets/{target}: terrain {t!r} is not defined under terrains:")
+        if "settings" in cfg and target.startswith("gerritsen2012_table5_"):
+            errors += [f"targets/{target}/settings: {e}"
+                       for e in settings_errors(target.replace("gerritsen2012_", ""),
+                                                cfg["settings"] or {})]
+        for run in cfg.get("runs") or []:
+            errors += [f"targets/{target}/runs: {e}" for e in run_id_errors(run)]
+    g12 = config.get("gerritsen2012_mst") or {}
+    if g12:
+        from .solvers.gerritsen2012.mst_measure import VARIANTS
+
+        for key in ("sweep_variant", "phases_cpu", "phases_gpu"):
+            if key in g12 and g12[key] not in VARIANTS:
+                errors.append(f"gerritsen2012_mst/{key}: {g12[key]!r} is not one of "
+                              f"{', '.join(VARIANTS)}")
+        for key in ("terrain", "phases_terrain", "full_terrain"):
+            if key in g12 and g12[key] not in terrains:
+                errors.append(f"gerritsen2012_mst/{key}: terrain {g12[key]!r} is not defined "
+                              f"under terrains:")
+    return errors
+
+
+def run_id_errors(run_id: str) -> list[str]:
+    from .solvers import resolve
+
+    try:
+        resolve(run_id)
+    except InputError as e:
+        return [str(e)]
+    return []
+
+
+def settings_errors(table: str, settings: dict) -> list[str]:
+    """A gerritsen2012 chapter-5 target's settings against the table's own: known keys, and each
+    value of its default's kind (a number where a number goes, a list of numbers for a list)."""
+    from .experiments.gerritsen2012_sssp import DEFAULTS
+
+    if table not in DEFAULTS:
+        return [f"unknown table {table!r}"]
+    known = {**DEFAULTS[table], "timeout_s": 0, "cpu_threads": 0}
+    errors = []
+    for key, value in settings.items():
+        if key not in known:
+            errors.append(f"unknown setting {key!r}; known: {', '.join(DEFAULTS[table])}")
+            continue
+        default = known[key]
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, str):
+            ok = isinstance(value, str)
+        elif isinstance(default, list):
+            ok = isinstance(value, list) and all(
+                (_finite_number(v) and v >= 0) or
+                (isinstance(v, list) and all(_finite_number(x) and x >= 0 for x in v))
+                for v in value)
+        else:  # a number, or None meaning "the default"
+            ok = (value is None and default is None) or (_finite_number(value) and value >= 0)
+        if not ok:
+            kind = ("true or false" if isinstance(default, bool) else "text"
+                    if isinstance(default, str) else "a list of numbers >= 0"
+                    if isinstance(default, list) else "a number >= 0")
+            errors.append(f"{key}: {value!r} is not {kind}")
+    return errors
+
+
+def check_config(config: dict, schema_path=SCHEMA) -> None:
+    """Raise InputError naming every problem (one line each) unless the config is sound."""
+    errors = schema_errors(config, schema_path)
+    if not errors:
+        errors = semantic_errors(config)
+    if errors:
+        shown = errors[:10] + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])
+        raise InputError("bad config: " + "; ".join(shown))
