@@ -387,8 +387,10 @@ def cmd_run(args) -> int:
     if args.trials < 1 or args.warmup < 0:
         raise InputError("--trials must be at least 1 and --warmup at least 0")
 
+    from .harness.files import read_sources
+
     graph = load_graph(args.graph, args.format, name=args.name)
-    record = json.loads(Path(args.sources).read_text())
+    record = read_sources(args.sources, graph.num_vertices)
     params = _params(args.param)
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
@@ -406,7 +408,14 @@ def _calibrated(run_id: str, path: Path) -> dict:
     """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
     from .solvers import parse_run_id
 
-    record = json.loads(path.read_text())
+    from .harness.files import damaged
+
+    try:
+        record = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise damaged(path, f"not a calibration record ({e})") from None
+    if not isinstance(record, dict):
+        raise damaged(path, "not a calibration record (a JSON object)")
     name, asked = parse_run_id(run_id)
     if record.get("min_iterations") is None or "n" in asked:
         return {}  # the calibrating solver did not run here, or N is given explicitly
@@ -417,7 +426,9 @@ def cmd_calibrate(args) -> int:
     """Minimum iteration count over the sources of one solver's runs (safari2017 Section 3.2)."""
     import pandas as pd
 
-    runs = pd.read_csv(args.runs)
+    from .harness.files import read_run_table
+
+    runs = read_run_table(args.runs)
     ok = runs[runs["status"] == "ok"]
     per_source = ok.groupby("source")["iterations"].min() if len(ok) else pd.Series(dtype=int)
     record = {"graph": str(runs["graph"].iloc[0]) if len(runs) else None,
@@ -440,10 +451,12 @@ def cmd_transfers(args) -> int:
         raise InputError("give one --sources file per graph, in the same order")
     if args.trials < 1 or args.warmup < 0:
         raise InputError("--trials must be at least 1 and --warmup at least 0")
+    from .harness.files import read_sources
+
     cases = []
     for path, sources in zip(args.graphs, args.sources):
         graph = load_graph(path)
-        record = json.loads(Path(sources).read_text())
+        record = read_sources(sources, graph.num_vertices)
         cases.append((graph, int(record["sources"][0]), record["digests"][0]))
     table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
                                edges_per_thread=args.edges_per_thread,

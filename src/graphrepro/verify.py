@@ -26,8 +26,12 @@ def reference_distances(graph: CSRGraph, source: int, metric: str = "distance") 
     from .graph.dense import DenseGraph
     from .solvers.reference import dijkstra_csr
 
+    from .solvers.base import check_source, check_sums
+
+    check_source(graph, source)
     if isinstance(graph, DenseGraph) and metric == "distance":
         return graph.reference_distances(source)  # O(V^2) over the matrix, no CSR copy
+    check_sums(graph)  # the reference must never wrap silently, whoever calls it
     weights = graph.weights if metric == "distance" else np.ones_like(graph.weights)
     return dijkstra_csr(graph.indptr, graph.indices, weights, source)[0]
 

@@ -7,6 +7,8 @@ numbering so that sources and outputs speak the user's language.
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +17,49 @@ import numpy as np
 from ..errors import InputError
 
 INT32_MAX = np.iinfo(np.int32).max
+INT64_MAX = np.iinfo(np.int64).max  # also "unreachable" (solvers.INF): no distance may reach it
+
+
+def exact_sum(values) -> int:
+    """The sum of non-negative integers as a Python int: never wrapped, whatever the values.
+
+    Where len * max fits int64 numpy's sum is exact; otherwise the high and low 32 bits are
+    summed apart (each fits for any array below 2^31 entries) and joined in Python.
+    """
+    v = np.asarray(values)
+    if v.size == 0:
+        return 0
+    v = v.astype(np.int64, copy=False)
+    if int(v.max()) <= INT64_MAX // v.size:
+        return int(v.sum())
+    return (int((v >> 32).sum()) << 32) + int((v & 0xFFFFFFFF).sum())
+
+
+def longest_path_bound(num_vertices: int, weights) -> int:
+    """No shortest path (simple: at most V-1 arcs) and no spanning forest weighs more than
+    min((V - 1) * max weight, sum of all weights)."""
+    weights = np.asarray(weights)
+    if num_vertices < 2 or weights.size == 0:
+        return 0
+    return min((num_vertices - 1) * int(weights.max()), exact_sum(weights))
+
+
+def sums_problem(num_vertices: int, weights) -> str | None:
+    """Why int64 distances or forest weights could wrap on this graph, or None when they cannot.
+
+    Dijkstra adds an arc to a settled distance, so the bound plus the heaviest arc must stay
+    below INT64_MAX (which also stands for "unreachable")."""
+    weights = np.asarray(weights)
+    if weights.size == 0:
+        return None
+    wmax = int(weights.max())
+    bound = longest_path_bound(num_vertices, weights)
+    if bound + wmax < INT64_MAX:
+        return None
+    return (f"weights up to {wmax:,} on {num_vertices:,} vertices: a shortest path or spanning "
+            f"forest may weigh up to {bound:,}, which with one more arc does not fit the int64 "
+            f"sums every solver and the reference use (at most {INT64_MAX:,}); scale the weights "
+            f"down")
 
 
 def index_dtype(count: int) -> np.dtype:
@@ -57,6 +102,9 @@ class CSRGraph:
             raise ValueError("arc endpoint outside 0..num_vertices-1")
         if len(weights) and weights.min() < 0:
             raise ValueError("negative arc weight")
+        problem = sums_problem(num_vertices, weights)
+        if problem:
+            raise InputError(f"{name or 'graph'}: {problem}")
         order = np.argsort(src, kind="stable")
         counts = np.bincount(src, minlength=num_vertices)
         indptr = np.zeros(num_vertices + 1, dtype=index_dtype(len(src)))
@@ -130,10 +178,72 @@ class CSRGraph:
 
     @classmethod
     def load(cls, path) -> CSRGraph:
-        with np.load(path, allow_pickle=False) as z:
-            return cls(z["indptr"], z["indices"], z["weights"],
-                       labels=z["labels"] if "labels" in z.files else None,
-                       base=int(z["base"]), name=str(z["name"]))
+        """A cache written by ``save``, checked whole before any solver indexes with it: a
+        truncated or hand-made file is refused with its name, never read out of bounds."""
+        from ..harness.files import damaged
+
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                missing = {"indptr", "indices", "weights", "base", "name"} - set(z.files)
+                if missing:
+                    raise damaged(path, f"not a graph cache: no {', '.join(sorted(missing))}")
+                graph = cls(z["indptr"], z["indices"], z["weights"],
+                            labels=z["labels"] if "labels" in z.files else None,
+                            base=z["base"], name=z["name"])
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
+            if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+                raise InputError(f"{path}: {e.strerror}") from None
+            raise damaged(path, f"cannot be read as a graph cache ({type(e).__name__}: "
+                                f"{str(e)[:120]})") from None
+        problem = graph.invariant_problem()
+        if problem:
+            raise damaged(path, problem)
+        graph.base, graph.name = int(graph.base), str(graph.name)
+        # the dtypes from_arcs makes, whatever integer widths a hand-made file used
+        graph.indptr = graph.indptr.astype(index_dtype(graph.num_arcs), copy=False)
+        graph.indices = graph.indices.astype(index_dtype(graph.num_vertices), copy=False)
+        wmax = int(graph.weights.max()) if graph.num_arcs else 0
+        graph.weights = graph.weights.astype(np.int32 if wmax <= INT32_MAX else np.int64, copy=False)
+        if graph.labels is not None:
+            graph.labels = graph.labels.astype(np.int64, copy=False)
+        return graph
+
+    def invariant_problem(self) -> str | None:
+        """What makes these arrays no CSR graph (dtypes, shapes, offsets, ids, weights), or None."""
+        arrays = {"indptr": self.indptr, "indices": self.indices, "weights": self.weights}
+        if self.labels is not None:
+            arrays["labels"] = self.labels
+        for key, a in arrays.items():
+            if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu" \
+                    or a.dtype.itemsize > 8 or (a.dtype.kind == "u" and a.dtype.itemsize == 8):
+                return (f"{key} must be a 1-D array of integers, not "
+                        f"{getattr(a, 'dtype', type(a).__name__)} {getattr(a, 'shape', '')}")
+        for key in ("base", "name"):
+            v = np.asarray(getattr(self, key))
+            if v.ndim != 0 or (key == "base" and v.dtype.kind not in "iu") \
+                    or (key == "name" and v.dtype.kind != "U"):
+                return f"{key} must be a single {'integer' if key == 'base' else 'string'}"
+        n = len(self.indptr) - 1
+        if n < 0:
+            return "indptr is empty (it has V + 1 entries)"
+        if self.indptr[0] != 0:
+            return f"indptr starts at {int(self.indptr[0])}, not 0"
+        if n and np.any(np.diff(self.indptr.astype(np.int64)) < 0):
+            return "indptr decreases"
+        if int(self.indptr[-1]) != len(self.indices) or len(self.indices) != len(self.weights):
+            return (f"indptr ends at {int(self.indptr[-1])} but there are {len(self.indices)} "
+                    f"indices and {len(self.weights)} weights")
+        if len(self.indices) and (int(self.indices.min()) < 0 or int(self.indices.max()) >= n):
+            return (f"an arc points at vertex {int(self.indices.max()) if self.indices.max() >= n else int(self.indices.min())}, "
+                    f"outside 0..{n - 1}")
+        if len(self.weights) and int(self.weights.min()) < 0:
+            return f"negative weight {int(self.weights.min())}"
+        if self.labels is not None and len(self.labels) != n:
+            return f"{len(self.labels)} labels for {n} vertices"
+        if n > INT32_MAX and self.indices.dtype.itemsize < 8:
+            return "indices too narrow for the vertex count"
+        return sums_problem(n, self.weights)
 
 
 def _is_sorted(a: np.ndarray) -> bool:

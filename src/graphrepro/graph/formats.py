@@ -18,12 +18,13 @@ from __future__ import annotations
 import gzip
 import re
 import tarfile
+import zlib
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from ..errors import GraphFormatError
+from ..errors import GraphFormatError, InputError
 from .csr import CSRGraph
 
 FORMATS = ("dimacs", "snap", "mtx")
@@ -80,12 +81,15 @@ def read_graph(path, format: str | None = None, name: str | None = None, *,
     if not path.is_file():
         raise GraphFormatError(path, None, "no such file")
     where, buf = _read_bytes(path)
-    if fmt == "dimacs":
-        graph = _read_dimacs(where, buf)
-    elif fmt == "snap":
-        graph = _read_snap(where, buf, snap_vertices)
-    else:
-        graph = _read_mtx(where, buf, mtx_values == "ignore")
+    try:
+        if fmt == "dimacs":
+            graph = _read_dimacs(where, buf)
+        elif fmt == "snap":
+            graph = _read_snap(where, buf, snap_vertices)
+        else:
+            graph = _read_mtx(where, buf, mtx_values == "ignore")
+    except InputError as e:  # from_arcs: sums that could pass int64 (the message says why)
+        raise GraphFormatError(where, None, str(e).removeprefix("graph: ")) from None
     graph.name = name or _stem(path)
     return graph
 
@@ -108,8 +112,9 @@ def _read_bytes(path: Path) -> tuple[str, np.ndarray]:
                 data = f.read()
         else:
             data = path.read_bytes()
-    except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError) as e:
-        raise GraphFormatError(path, None, f"cannot read: {e}") from None
+    except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError, zlib.error) as e:
+        what = e.strerror if isinstance(e, OSError) and e.strerror else e
+        raise GraphFormatError(path, None, f"cannot read: {what}") from None
     return str(path), np.frombuffer(data, dtype=np.uint8)
 
 

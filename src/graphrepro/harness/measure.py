@@ -15,7 +15,8 @@ import pandas as pd
 
 from .. import gpu, verify
 from ..graph.csr import CSRGraph
-from ..solvers import make_run_id, parse_run_id, resolve
+from ..errors import InputError
+from ..solvers import check_source, make_run_id, parse_run_id, resolve
 
 NOT_RUN_NO_GPU = "not run: no CUDA device"
 
@@ -32,6 +33,10 @@ class RunSpec:
 
 def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
     solver, params = resolve(spec.solver, **spec.params)
+    if len(spec.digests) != len(spec.sources) or not spec.sources:
+        raise InputError(f"{len(spec.sources)} sources and {len(spec.digests)} digests: one each")
+    for s in spec.sources:
+        check_source(graph, int(s))
     # The variant is what the run id asked for (defaults dropped, so "lbr@k=4" is "lbr"); what
     # the workflow adds, such as a calibrated N, is a run's setting, kept in the params column.
     _, asked = parse_run_id(spec.solver)

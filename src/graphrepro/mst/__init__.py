@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from ..errors import InputError, VerificationError
+from ..graph.csr import exact_sum, sums_problem
 
 
 @dataclass
@@ -66,6 +67,11 @@ def from_arrays(num_vertices: int, u, v, w, **meta) -> EdgeList:
     a, b, w = a[order], b[order], w[order]
     first = np.ones(len(a), dtype=bool)
     first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    if len(w) and w.min() < 0:
+        raise InputError(f"{meta.get('name') or 'graph'}: negative edge weight {int(w.min())}")
+    problem = sums_problem(num_vertices, w[first])
+    if problem:  # a forest's total is a sum of weights: refused rather than wrapped
+        raise InputError(f"{meta.get('name') or 'graph'}: {problem}")
     return EdgeList(num_vertices, a[first], b[first], w[first], **meta)
 
 
@@ -112,7 +118,7 @@ class MSTResult:
 
     @property
     def weight(self) -> int:
-        return int(np.asarray(self.w, dtype=np.int64).sum())
+        return exact_sum(self.w)  # a Python int: a wrong answer's total is shown, not wrapped
 
 
 @dataclass(frozen=True)
@@ -220,7 +226,7 @@ def first_cycle_edge(n, u, v):
 def reference_weight(edges: EdgeList) -> int:
     from .algorithms import kruskal_edges
 
-    return int(edges.w[kruskal_edges(edges.num_vertices, edges.u, edges.v, edges.w)[0]].sum())
+    return exact_sum(edges.w[kruskal_edges(edges.num_vertices, edges.u, edges.v, edges.w)[0]])
 
 
 def check(edges: EdgeList, result: MSTResult, *, solver: str,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -10,11 +9,15 @@ import pandas as pd
 from ..experiments import get_target, published
 
 
-def load_runs(paths) -> pd.DataFrame:
-    """The tidy run tables, one row per (graph, run id, source, trial)."""
+def load_runs(paths, labels=None) -> pd.DataFrame:
+    """The tidy run tables, one row per (graph, run id, source, trial); with ``labels`` ({graph:
+    source labels}) each table is checked to hold every row its run writes."""
+    from ..harness.files import read_run_table
+
     frames = []
     for p in paths:
-        df = pd.read_csv(p)
+        graph = Path(p).parent.name  # runs/<graph>/<run id>.csv
+        df = read_run_table(p, (labels or {}).get(graph))
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
         frames.append(df)
@@ -22,9 +25,13 @@ def load_runs(paths) -> pd.DataFrame:
 
 
 def load_stats(paths) -> dict:
+    from ..harness.files import damaged, read_sources
+
     stats = {}
     for p in paths:
-        record = json.loads(Path(p).read_text())
+        record = read_sources(p)
+        if not isinstance(record.get("stats"), dict):
+            raise damaged(p, "no graph statistics")
         stats[record["graph"]] = {**record["stats"], "stands_for": record.get("stands_for"),
                                   "origin": record.get("origin")}
     return stats
@@ -42,6 +49,13 @@ def mark_data(table: pd.DataFrame, stats: dict) -> pd.DataFrame:
     return table
 
 
+def _benchmark(path) -> pd.DataFrame:
+    from ..harness.files import check_csv
+
+    check_csv(path)
+    return pd.read_csv(path)
+
+
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
                        benchmark_paths=()):
     target = get_target(name)
@@ -49,9 +63,12 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
         from ..errors import InputError
 
         raise InputError(f"target {name} is planned (issue {target.planned}), not built yet")
-    runs = load_runs(run_paths)
+    from ..harness.files import read_sources
+
+    records = [read_sources(p) for p in source_paths]
+    runs = load_runs(run_paths, {r["graph"]: r.get("labels") for r in records if r.get("labels")})
     # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
-    extra = ({"benchmarks": {Path(p).stem: pd.read_csv(p) for p in benchmark_paths}}
+    extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
              if target.benchmarks else {})
     stats = load_stats(source_paths)
     table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)

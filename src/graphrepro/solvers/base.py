@@ -94,6 +94,7 @@ class SolverSpec:
         return {**self.defaults, **values}
 
     def prepare(self, graph: CSRGraph, **params) -> PreparedSolver:
+        check_sums(graph)
         return self.factory(graph, **self.params(**params))
 
 
@@ -216,6 +217,18 @@ def resolve(run_id: str, **overrides) -> tuple[SolverSpec, dict[str, Any]]:
     name, params = parse_run_id(run_id)
     spec = get_solver(name)
     return spec, spec.params(**{**params, **overrides})
+
+
+def check_sums(graph) -> None:
+    """Refuse a graph whose distances could wrap int64 (a graph built outside from_arcs, or
+    with its weights changed since), before any solver or the reference adds them up."""
+    from ..graph.csr import sums_problem
+
+    if type(graph).__name__ == "DenseGraph":  # int32 weights below 2^31 on at most 2^16 vertices
+        return
+    problem = sums_problem(graph.num_vertices, graph.weights)
+    if problem:
+        raise InputError(f"{graph.name or 'graph'}: {problem}")
 
 
 def check_source(graph: CSRGraph, source: int) -> None:

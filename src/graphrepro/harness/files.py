@@ -1,0 +1,146 @@
+"""The workflow's intermediate files, checked where a step reads them.
+
+A step killed half-way, a full disk or a hand edit can leave a run table cut mid-row, an empty
+sources record or a truncated graph cache. Read as they are they give NaNs in a table, a
+traceback, or worse an index out of bounds. Every reader here checks the whole file first and
+refuses a bad one with an error that names it and says how to get a good one. The file is also
+marked out of date (its modification time set to 1970), so snakemake's default mtime trigger
+reruns the rule that makes it on the next run; a file no rule makes is left for the user to
+delete.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+from ..errors import InputError
+
+
+class DamagedFile(InputError):
+    """An intermediate file that is truncated, empty or not what its step writes."""
+
+
+def damaged(path, problem: str) -> DamagedFile:
+    """The error for a damaged file (raise it); marks the file out of date for snakemake."""
+    path = Path(path)
+    try:
+        os.utime(path, (0, 0))
+    except OSError:
+        pass
+    return DamagedFile(f"{path}: {problem}. The file is damaged (an interrupted step?): delete it "
+                       f"and run again (snakemake reruns the step that makes it)")
+
+
+# --- CSV tables -------------------------------------------------------------------------------
+
+def check_csv(path, required=()) -> list[str]:
+    """A table written whole: not empty, a header, every row as wide as the header, the last
+    row ended by a newline (what pandas' writer always writes); returns the header."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    if not data.strip():
+        raise damaged(path, "empty")
+    if not data.endswith(b"\n"):
+        raise damaged(path, "the last row is cut off (no final newline)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise damaged(path, f"not UTF-8 text (byte {e.start})") from None
+    rows = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(rows)
+        for number, row in enumerate(rows, start=2):
+            if len(row) != len(header):
+                raise damaged(path, f"line {number} has {len(row)} fields, the header "
+                                    f"{len(header)}")
+    except csv.Error as e:
+        raise damaged(path, f"not a CSV table ({e})") from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise damaged(path, f"no column {', '.join(missing)}")
+    return header
+
+
+RUN_COLUMNS = ("graph", "solver", "source", "status")
+RUN_OK_COLUMNS = ("trial", "solve_ms")
+
+
+def read_run_table(path, labels=None):
+    """A run table (``runs/<graph>/<run id>.csv``), checked: every row has its graph, solver,
+    source and status, and every "ok" row its trial and time. With ``labels`` (the sources
+    record's), also every row the run writes: each source, and trials 0..T-1 of each (a table
+    cut at a row boundary is still short)."""
+    import pandas as pd
+
+    check_csv(path, RUN_COLUMNS)
+    df = pd.read_csv(path)
+    if df.empty:
+        raise damaged(path, "a header and no rows")
+    for col in RUN_COLUMNS:
+        if df[col].isna().any():
+            raise damaged(path, f"row {int(df[col].isna().idxmax()) + 2} has no {col}")
+    ok = df["status"] == "ok"
+    for col in RUN_OK_COLUMNS:
+        if ok.any() and (col not in df or df.loc[ok, col].isna().any()):
+            raise damaged(path, f"an 'ok' row has no {col}")
+    if ok.any() and not pd.api.types.is_numeric_dtype(df["solve_ms"]):
+        raise damaged(path, "solve_ms holds something that is not a number")
+    if labels is not None:
+        want, have = {int(x) for x in labels}, {int(x) for x in df["source"]}
+        if have != want:
+            raise damaged(path, f"rows for {len(have & want)} of the {len(want)} sources"
+                          + (" and for sources not drawn" if have - want else ""))
+        if ok.any():
+            trials = df[ok].groupby("source")["trial"].apply(lambda t: sorted(int(x) for x in t))
+            full = list(range(max(len(t) for t in trials)))
+            if any(t != full for t in trials) or len(trials) != len(want):
+                raise damaged(path, f"not every source has trials 0..{len(full) - 1}")
+    return df
+
+
+# --- sources records -----------------------------------------------------------------------------
+
+_DIGEST = re.compile(r"^[0-9a-f]{32}$")
+
+
+def read_sources(path, num_vertices: int | None = None) -> dict:
+    """A sources record (``sources/<graph>.json``): the graph's name, its sources (internal ids,
+    in range when ``num_vertices`` is given) and one reference digest per source."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise damaged(path, "not UTF-8 text") from None
+    if not text.strip():
+        raise damaged(path, "empty")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise damaged(path, f"not valid JSON (line {e.lineno}: {e.msg})") from None
+    if not isinstance(record, dict):
+        raise damaged(path, "not a sources record (a JSON object)")
+    sources, digests = record.get("sources"), record.get("digests")
+    if not isinstance(record.get("graph"), str):
+        raise damaged(path, "no graph name")
+    if not isinstance(sources, list) or not sources or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sources):
+        raise damaged(path, "sources must be a non-empty list of vertex ids")
+    if not isinstance(digests, list) or len(digests) != len(sources) or not all(
+            isinstance(d, str) and _DIGEST.match(d) for d in digests):
+        raise damaged(path, "digests must be one 32-hex-digit digest per source")
+    if not isinstance(record.get("stats", {}), dict):
+        raise damaged(path, "stats must be an object")
+    if num_vertices is not None and max(sources) >= num_vertices:
+        raise damaged(path, f"source {max(sources)} is not a vertex of a graph of "
+                            f"{num_vertices} vertices (drawn for another graph?)")
+    return record
