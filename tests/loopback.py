@@ -4,6 +4,13 @@ Files are served from a dict {path: bytes}. It honours ``Range: bytes=N-`` (206)
 paths misbehave on purpose: ``/cut/...`` closes the connection half-way through the first
 response (a dropped download), ``/stall/...`` sends the headers and then nothing, ``/norange/...``
 ignores Range and always sends the whole file (200). Every request is logged in ``requests``.
+
+Misbehaviours real servers show (issue 20): ``/nolength/`` sends no Content-Length and closes
+after half the file; ``/shortlength/`` announces and sends only half; ``/offrange/`` answers a
+range from 100 bytes before the one asked; ``/html/`` answers 200 with an HTML page;
+``/gzenc/`` adds ``Content-Encoding: gzip`` to a .gz; ``/badenc/`` claims gzip encoding for a
+body that is not; ``/loop/`` redirects to itself; ``/flaky/`` drops every connection after
+4 KiB of progress (a long file needs many resumes).
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ class Server:
 
             def _serve(self, head):
                 server.requests.append((self.path, self.headers.get("Range")))
+                if self._misbehave(head):
+                    return
                 body = server.files.get(self.path)
                 if body is None:
                     self.send_response(404)
@@ -61,6 +70,11 @@ class Server:
                 self.end_headers()
                 if head:
                     return
+                if self.path.startswith("/flaky/"):
+                    self.wfile.write(part[:4096])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 if self.path.startswith("/stall/"):
                     time.sleep(server.stall_seconds)
                     return
@@ -71,6 +85,57 @@ class Server:
                     self.close_connection = True
                     return
                 self.wfile.write(part)
+
+            def _misbehave(self, head) -> bool:
+                """The special paths that do not follow the plain serve; True when answered."""
+                body = server.files.get(self.path)
+                p = self.path
+                if p.startswith("/loop/"):
+                    self.send_response(302)
+                    self.send_header("Location", p)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return True
+                if body is None:
+                    return False
+                if p.startswith("/html/"):
+                    page = b"<!DOCTYPE html><html><body>Please log in</body></html>\n"
+                    self._answer(200, page, {"Content-Type": "text/html; charset=utf-8"}, head)
+                    return True
+                if p.startswith("/gzenc/"):
+                    self._answer(200, body, {"Content-Encoding": "gzip",
+                                             "Content-Type": "application/x-gzip"}, head)
+                    return True
+                if p.startswith("/badenc/"):
+                    self._answer(200, body, {"Content-Encoding": "gzip"}, head)
+                    return True
+                if p.startswith("/shortlength/"):
+                    self._answer(200, body[: len(body) // 2], {}, head)
+                    return True
+                if p.startswith("/nolength/"):
+                    self.send_response(200)
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    if not head:
+                        self.wfile.write(body[: len(body) // 2])
+                    self.close_connection = True
+                    return True
+                rng = self.headers.get("Range")
+                if p.startswith("/offrange/") and rng:
+                    start = max(int(rng.split("=")[1].split("-")[0]) - 100, 0)
+                    self._answer(206, body[start:], {
+                        "Content-Range": f"bytes {start}-{len(body) - 1}/{len(body)}"}, head)
+                    return True
+                return False
+
+            def _answer(self, code, data, headers, head):
+                self.send_response(code)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if not head:
+                    self.wfile.write(data)
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

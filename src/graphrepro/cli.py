@@ -287,7 +287,8 @@ def cmd_fetch(args) -> int:
         ds = get_dataset(key, args.registry)
         try:
             path, digest = fetch(ds, args.data, timeout=(args.timeout, args.timeout),
-                                 retries=args.retries, lock_path=lock_for(args.registry))
+                                 retries=args.retries, lock_path=lock_for(args.registry),
+                                 deadline_s=args.deadline, forget=args.forget_lock)
             print(f"{key}: {path} sha256 {digest}", file=sys.stderr)
         except GraphreproError as e:
             print(f"error: {key}: {e}", file=sys.stderr)
@@ -778,6 +779,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--all", action="store_true", help="every downloadable dataset")
     sp.add_argument("--timeout", type=float, default=60.0, help="connect and read timeout, s")
     sp.add_argument("--retries", type=int, default=4)
+    sp.add_argument("--deadline", type=float, default=4 * 3600.0,
+                    help="give up on one dataset after this many seconds (the .part is kept)")
+    sp.add_argument("--forget-lock", action="store_true",
+                    help="drop the lock's first-seen checksum first (when it was recorded from a "
+                         "wrong file; the error that needs this says so)")
     data_args(sp)
     sp.set_defaults(func=cmd_fetch)
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph.csr import CSRGraph
-from .download import DownloadError, download, reachable, read_lock, record_lock, sha256_of
+from .download import (DownloadError, download, forget_lock, reachable, read_lock, record_lock,
+                       sha256_of)
 from .registry import DEFAULT_LOCK, Dataset, get_dataset, load_registry
 
 MODES = ("paper", "standin")
@@ -50,27 +51,69 @@ def _stamp(path: Path) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK) -> str:
+def _content_problem(ds: Dataset, path: Path) -> str | None:
+    from .validate import InvalidDatasetFile, validate_dataset_file
+
+    try:
+        validate_dataset_file(path, ds)
+    except InvalidDatasetFile as e:
+        return str(e)
+    return None
+
+
+def _set_aside(path: Path) -> Path:
+    """Move a wrong file out of the way (kept to look at, never read as the dataset)."""
+    bad = path.with_name(path.name + ".invalid")
+    path.replace(bad)
+    _stamp(path).unlink(missing_ok=True)
+    return bad
+
+
+def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK, *, validated: bool = False) -> str:
     """Check a file that is present (downloaded or put there by hand); returns its sha256.
 
     A stamp beside the file remembers a check (size and mtime), so listing datasets does not
-    rehash gigabytes each time. Without any known checksum the file's own becomes the lock's.
+    rehash gigabytes each time. Where no checksum is published the file must pass the format's
+    checks (``validated``: it just did) before its own checksum becomes the lock's; and where the
+    lock disagrees with a file that passes them, the error says how to drop the lock's entry.
     """
     st = path.stat()
     stamp = _stamp(path)
     if stamp.is_file():
-        digest, size, mtime = stamp.read_text().split()
-        if int(size) == st.st_size and float(mtime) == st.st_mtime:
+        digest, size, mtime = (stamp.read_text().split() + ["", "", ""])[:3]
+        if size.isdigit() and int(size) == st.st_size and mtime == repr(st.st_mtime):
             known, _, _ = expected_checksum(ds, lock_path)
             if known in (None, digest):
                 return digest
     digest = sha256_of(path)
     known, size, where = expected_checksum(ds, lock_path)
+    recover = (f"python -m graphrepro fetch {ds.file_key} --forget-lock (or delete the entry "
+               f"{ds.file_key!r} from {lock_path})")
     if known is not None and digest != known:
+        if ds.sha256 is None:  # a first-seen entry: the format's check says which one is wrong
+            problem = _content_problem(ds, path)
+            if problem:
+                bad = _set_aside(path)
+                raise DownloadError(f"{path}: sha256 {digest} does not match the {where} {known} "
+                                    f"and the file is not the dataset ({problem}); it was moved "
+                                    f"to {bad}: fetch again", verification=True)
+            raise DownloadError(f"{path}: sha256 {digest} does not match the {where} {known}, yet "
+                                f"the file passes the format's checks (header and counts agree "
+                                f"with the registry), so the lock's entry may be the wrong one. "
+                                f"If you trust this file: {recover}, and run again",
+                                verification=True)
         raise DownloadError(f"{path}: sha256 {digest} does not match the {where} {known}; "
                             f"delete the file and fetch it again", verification=True)
     if size is not None and st.st_size != size:
         raise DownloadError(f"{path}: {st.st_size:,} bytes, expected {size:,}", verification=True)
+    if ds.sha256 is None and not validated:
+        problem = _content_problem(ds, path)
+        if problem:
+            dropped = known is not None and forget_lock(lock_path, ds.file_key) is not None
+            bad = _set_aside(path)
+            raise DownloadError(f"{path}: not the dataset ({problem}); it was moved to {bad}"
+                                + (" and the lock entry recorded from it was dropped"
+                                   if dropped else "") + ": fetch again", verification=True)
     if known is None:
         record_lock(lock_path, ds.file_key, url=ds.url or "", file=ds.filename,
                     size=st.st_size, sha256=digest)
@@ -79,20 +122,32 @@ def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK) -> str:
 
 
 def fetch(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, progress: bool = True,
-          timeout=(10.0, 60.0), retries: int = 4) -> tuple[Path, str]:
-    """The real file, downloaded if absent, verified; (path, sha256)."""
+          timeout=(10.0, 60.0), retries: int = 4, deadline_s: float = 4 * 3600.0,
+          forget: bool = False) -> tuple[Path, str]:
+    """The real file, downloaded if absent, verified; (path, sha256). ``forget``: drop the
+    lock's first-seen entry first (the way out when it was recorded from a wrong file)."""
     if ds.source != "download":
         raise InputError(f"{ds.key}: nothing to download ({ds.source})")
     from .download import _locked
+    from .validate import validate_dataset_file
 
+    if forget:
+        if ds.sha256:
+            raise InputError(f"{ds.key}: its sha256 is published, not first seen: nothing to forget")
+        forget_lock(lock_path, ds.file_key)
     path = local_path(ds, data_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):  # parallel jobs (calnev and its alias roadnet_cal) share one download
+        validated = False
         if not path.is_file():
-            sha, size, _ = expected_checksum(ds, lock_path)
-            download(ds.url, path, sha256=sha, size=size, mirrors=ds.mirrors, timeout=timeout,
-                     retries=retries, progress=progress)
-        return path, verify_local(ds, path, lock_path)
+            # Only a published checksum is checked during the download: a first-seen one is
+            # compared after it, by verify_local, which can tell a wrong file from a wrong entry.
+            check = None if ds.sha256 else (lambda part: validate_dataset_file(part, ds))
+            download(ds.url, path, sha256=ds.sha256, size=ds.size,
+                     mirrors=ds.mirrors, timeout=timeout, retries=retries, progress=progress,
+                     validate=check, deadline_s=deadline_s)
+            validated = check is not None
+        return path, verify_local(ds, path, lock_path, validated=validated)
 
 
 def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK) -> str:

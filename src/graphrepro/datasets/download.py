@@ -7,8 +7,16 @@ a fresh start. Connection errors, stalls (read timeout) and 5xx/429 answers are 
 exponential backoff, then the mirrors are tried; a 4xx is final for that URL. Every failure is a
 ``DownloadError`` that names the URL, the reason and where the user can put the file by hand.
 
-Where no checksum is published, the first verified download records its size and sha256 in a
-lock file (``config/datasets.lock.json``), and every later download must match it.
+Where no checksum is published, what arrives is first checked as the format it claims to be
+(datasets/validate.py: gzip integrity, the header's counts against the registry's and the body's)
+and only then recorded, size and sha256, in a lock file (``config/datasets.lock.json``); every
+later download must match it. A lock entry can be wrong (recorded by an older version from a bad
+file): the error then says how to drop it (``python -m graphrepro fetch KEY --forget-lock``).
+
+Content-Range is honoured (a 206 is written from the byte it starts at; a 416 ends a transfer
+only when it says the .part is whole), a transfer that makes progress does not use up retries,
+the whole download has a deadline, HTML pages are refused, and a ``.gz`` served with
+``Content-Encoding: gzip`` is stored as the bytes sent (the file), not decompressed.
 """
 
 from __future__ import annotations
@@ -19,13 +27,16 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import time
+import zlib
 from pathlib import Path
 from urllib.parse import urlparse
 
 import requests
+import urllib3
 
 from ..errors import GraphreproError
 
@@ -134,28 +145,71 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def _stream(url, part: Path, *, timeout, progress: bool, session) -> None:
-    """Fetch ``url`` into ``part``, resuming from its current size where the server allows."""
+_COMPRESSED = (".gz", ".tgz", ".bz2", ".xz", ".zip", ".zst")
+
+
+class _Restart(Exception):
+    """The .part cannot be continued (a range the server will not give): start it again."""
+
+
+def _content_range(header: str) -> tuple[int | None, int | None]:
+    """(first byte, total length) of ``Content-Range: bytes A-B/T`` or ``bytes */T``."""
+    m = re.match(r"\s*bytes\s+(?:(\d+)-\d+|\*)/(\d+|\*)\s*$", header or "")
+    if not m:
+        return None, None
+    return (int(m.group(1)) if m.group(1) else None,
+            int(m.group(2)) if m.group(2) != "*" else None)
+
+
+def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: float,
+            decode: bool) -> None:
+    """Fetch ``url`` into ``part``, resuming from its current size where the server allows.
+
+    A 206 is used from the byte its Content-Range says it starts at (the .part is cut back to
+    it, or restarted when the server starts past what we have); a 416 ends the transfer only
+    when its ``bytes */TOTAL`` says the .part is exactly whole, else the .part restarts.
+    """
     have = part.stat().st_size if part.exists() else 0
-    headers = {"Range": f"bytes={have}-"} if have else {}
+    # identity: ranges then count the file's own bytes, never a transport encoding's
+    headers = {"Accept-Encoding": "identity", **({"Range": f"bytes={have}-"} if have else {})}
     with session.get(url, stream=True, timeout=timeout, headers=headers) as r:
-        if r.status_code == 416 and have:  # nothing left to send: the .part is already whole
-            return
+        if r.status_code == 416 and have:
+            _, total = _content_range(r.headers.get("Content-Range", ""))
+            if total == have:  # nothing left to send: the .part is already whole
+                return
+            part.unlink()  # longer than the file, or the server will not say: start again
+            raise _Restart(f"the server refused the range from byte {have:,}"
+                           + (f" of a {total:,}-byte file" if total is not None else ""))
         if 400 <= r.status_code < 500 and r.status_code not in (408, 429):
             raise _Permanent(f"HTTP {r.status_code} {r.reason}")
         r.raise_for_status()
-        resumed = have and r.status_code == 206 and \
-            r.headers.get("Content-Range", "").startswith(f"bytes {have}-")
-        mode = "ab" if resumed else "wb"
-        start = have if resumed else 0
+        kind = r.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind in ("text/html", "application/xhtml+xml"):
+            raise _Permanent(f"the server answered with an HTML page ({kind}), not the file")
+        start = 0
+        if have and r.status_code == 206:
+            first, _ = _content_range(r.headers.get("Content-Range", ""))
+            if first is None or first > have:
+                part.unlink()
+                raise _Restart(f"a 206 starting at byte {first}, past the {have:,} we have")
+            start = first  # at or before our end: keep what precedes it, rewrite the rest
+        encoded = r.headers.get("Content-Encoding", "identity").lower() not in ("identity", "")
+        if encoded and start:
+            part.unlink()  # an encoded body's ranges are not the file's bytes
+            raise _Restart("a range of an encoded body")
         length = r.headers.get("Content-Length")
-        total = start + int(length) if length and length.isdigit() else None
+        total = start + int(length) if length and length.isdigit() and not encoded else None
         bar = _Progress(Path(part.name).stem, total, start, progress)
         try:
-            with open(part, mode) as f:
-                for block in r.iter_content(NET_CHUNK):
+            with open(part, "r+b" if start else "wb") as f:
+                f.seek(start)
+                f.truncate()
+                # a .gz served with Content-Encoding: gzip is the file itself: keep its bytes
+                for block in r.raw.stream(NET_CHUNK, decode_content=decode):
                     f.write(block)
                     bar.update(len(block))
+                    if time.monotonic() > deadline:
+                        raise _Deadline()
         finally:
             bar.close()
         if total is not None and part.stat().st_size < total:
@@ -163,34 +217,79 @@ def _stream(url, part: Path, *, timeout, progress: bool, session) -> None:
                                            f"{total:,} bytes")
 
 
+class _Deadline(Exception):
+    pass
+
+
+# Errors worth another try on the same URL; every other RequestException is final for it.
+_RETRY = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError,
+          requests.HTTPError, urllib3.exceptions.ProtocolError, urllib3.exceptions.ReadTimeoutError)
+
+
 def download(url: str, dest, *, sha256: str | None = None, size: int | None = None,
              mirrors=(), timeout=(10.0, 60.0), retries: int = 4, backoff: float = 2.0,
-             progress: bool = True, session=None) -> Path:
-    """Download ``url`` to ``dest``, verified; returns ``dest``. See the module's docstring."""
+             progress: bool = True, session=None, validate=None,
+             deadline_s: float = 4 * 3600.0) -> Path:
+    """Download ``url`` to ``dest``, verified; returns ``dest``. See the module's docstring.
+
+    ``validate(part)``: the content check for files no published checksum vouches for (it
+    raises on a wrong file, which is then deleted). ``deadline_s``: the whole download, every
+    retry and mirror included, gives up after this long (the .part is kept to resume from).
+    """
     dest = Path(dest)
+    if not dest.name or url.endswith("/"):
+        raise DownloadError(f"cannot download {url}: the URL names no file (it ends in '/')")
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
     session = session or requests.Session()
+    decode = not dest.name.lower().endswith(_COMPRESSED)
+    deadline = time.monotonic() + deadline_s
     reasons, wrong_file = [], False
     for candidate in (url, *mirrors):
-        for attempt in range(retries + 1):
+        failures = 0
+        while True:
+            before = part.stat().st_size if part.exists() else 0
             try:
-                _stream(candidate, part, timeout=timeout, progress=progress, session=session)
-                _verify(part, sha256=sha256, size=size)
+                _stream(candidate, part, timeout=timeout, progress=progress, session=session,
+                        deadline=deadline, decode=decode)
+                _verify(part, sha256=sha256, size=size, validate=validate)
                 part.replace(dest)
                 return dest
             except _Permanent as e:
                 reasons.append(f"{candidate}: {e}")
                 wrong_file = wrong_file or e.verification
                 break
-            except (requests.ConnectionError, requests.Timeout,
-                    requests.exceptions.ChunkedEncodingError, requests.HTTPError) as e:
+            except _Deadline:
+                reasons.append(f"{candidate}: not done within the {deadline_s:g} s deadline")
+                break
+            except (_Restart, *_RETRY) as e:
                 why = ("stalled: no data within the read timeout" if isinstance(e, requests.Timeout)
                        else _short(e))
-                if attempt == retries:
-                    reasons.append(f"{candidate}: {why} (after {retries + 1} attempts)")
+                if time.monotonic() > deadline:
+                    reasons.append(f"{candidate}: {why}; the {deadline_s:g} s deadline passed")
                     break
-                time.sleep(backoff * (2 ** attempt))
+                if part.exists() and part.stat().st_size > before:
+                    failures = 0  # progress kept is not a failed try: resume at once
+                    continue
+                failures += 1
+                if failures > retries:
+                    reasons.append(f"{candidate}: {why} (after {failures} attempts without "
+                                   f"progress)")
+                    break
+                if isinstance(e, _Restart):
+                    continue  # a fresh start, not a failing server: no wait
+                time.sleep(min(backoff * (2 ** (failures - 1)),
+                               max(deadline - time.monotonic(), 0)))
+            except requests.RequestException as e:  # redirect loops, bad schemes, invalid URLs
+                reasons.append(f"{candidate}: {type(e).__name__}: {_short(e)}")
+                break
+            except (urllib3.exceptions.HTTPError, zlib.error) as e:  # a body that will not decode
+                reasons.append(f"{candidate}: the body cannot be decoded ({_short(e)})")
+                if part.exists():
+                    part.unlink()
+                break
+        if time.monotonic() > deadline:
+            break
     kept = (f" The partial file {part} ({part.stat().st_size:,} bytes) is kept and the next try "
             f"resumes from it." if part.exists() else "")
     check = f" with sha256 {sha256}" if sha256 else ""
@@ -198,7 +297,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
                         f"{check} at {dest} by hand and run again.", verification=wrong_file)
 
 
-def _verify(part: Path, *, sha256: str | None, size: int | None) -> None:
+def _verify(part: Path, *, sha256: str | None, size: int | None, validate=None) -> None:
     have = part.stat().st_size
     if size is not None and have != size:
         part.unlink()  # a wrong file must not be resumed from
@@ -209,6 +308,14 @@ def _verify(part: Path, *, sha256: str | None, size: int | None) -> None:
             part.unlink()
             raise _Permanent(f"sha256 {got} does not match the expected {sha256}: the file "
                              f"was deleted", True)
+    if validate is not None:
+        from .validate import InvalidDatasetFile
+
+        try:
+            validate(part)
+        except InvalidDatasetFile as e:
+            part.unlink()
+            raise _Permanent(f"{e}: the file was deleted", True) from None
 
 
 # --- the lock file: first-seen checksums ------------------------------------------------------
@@ -249,3 +356,16 @@ def record_lock(path, key: str, *, url: str, file: str, size: int, sha256: str) 
             tmp.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
             tmp.replace(path)
         return lock[key]
+
+
+def forget_lock(path, key: str) -> dict | None:
+    """Drop ``key``'s first-seen entry (it was recorded from a wrong file); returns it."""
+    path = Path(path)
+    with _locked(path):
+        lock = read_lock(path)
+        entry = lock.pop(key, None)
+        if entry is not None:
+            tmp = path.with_name(path.name + f".{os.getpid()}.part")
+            tmp.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+            tmp.replace(path)
+        return entry
