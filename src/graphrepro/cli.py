@@ -924,12 +924,30 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_outputs(args) -> None:
+    """An output naming a directory is refused before any work (it would fail at the rename)."""
+    for key in ("output", "figure", "json"):
+        value = getattr(args, key, None)
+        if isinstance(value, str) and value and Path(value).is_dir():
+            raise InputError(f"--{key} {value} is a directory; name a file")
+
+
 def main(argv=None) -> int:
+    import zlib
+
     args = build_parser().parse_args(argv)
     try:
+        _check_outputs(args)
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # permissions, a full disk, a directory where a file goes: one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
+    except (zlib.error, EOFError) as e:
+        print(f"error: corrupt or truncated compressed data ({e})", file=sys.stderr)
         return 2
     except MemoryError:
         print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)

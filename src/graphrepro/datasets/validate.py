@@ -243,5 +243,5 @@ def _check_numpy(path: Path, ds) -> dict:
         return {}
     except InvalidDatasetFile:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, SyntaxError) as e:
         raise InvalidDatasetFile(f"not a whole {ds.format} file: {e}") from None

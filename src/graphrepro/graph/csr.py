@@ -7,6 +7,7 @@ numbering so that sources and outputs speak the user's language.
 
 from __future__ import annotations
 
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -191,7 +192,8 @@ class CSRGraph:
                 graph = cls(z["indptr"], z["indices"], z["weights"],
                             labels=z["labels"] if "labels" in z.files else None,
                             base=z["base"], name=z["name"])
-        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
+                SyntaxError, tokenize.TokenError) as e:  # np.load on a damaged header
             if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
                 raise InputError(f"{path}: {e.strerror}") from None
             raise damaged(path, f"cannot be read as a graph cache ({type(e).__name__}: "

@@ -17,6 +17,8 @@ dense GPU solvers take the matrix).
 from __future__ import annotations
 
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,6 +136,8 @@ class DenseGraph:
             raise InputError(f"density {self.density} is not in [0, 1]")
         if not 1 <= self.max_weight < NO_EDGE:
             raise InputError(f"max_weight must be in 1..{NO_EDGE - 1}")
+        if not 0 <= self.seed < 2**63:
+            raise InputError(f"seed {self.seed} is not in 0..2^63-1")
         self.name = self.name or f"dense_{self.num_vertices}"
 
     # --- the matrix ------------------------------------------------------------------------
@@ -225,9 +229,20 @@ class DenseGraph:
 
     @classmethod
     def load(cls, path) -> DenseGraph:
-        with np.load(path, allow_pickle=False) as z:
-            return cls(int(z["dense_vertices"]), float(z["density"]), int(z["max_weight"]),
-                       int(z["seed"]), str(z["name"]))
+        from ..harness.files import damaged
+
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                args = (int(z["dense_vertices"]), float(z["density"]), int(z["max_weight"]),
+                        int(z["seed"]), str(z["name"]))
+        except (OSError, ValueError, TypeError, EOFError, KeyError, zipfile.BadZipFile,
+                zlib.error) as e:
+            raise damaged(path, f"not a dense-graph descriptor ({type(e).__name__}: "
+                                f"{str(e)[:120]})") from None
+        try:
+            return cls(*args)
+        except InputError as e:
+            raise damaged(path, str(e)) from None
 
 
 def is_dense_file(path) -> bool:
@@ -235,8 +250,8 @@ def is_dense_file(path) -> bool:
     try:
         with np.load(path, allow_pickle=False) as z:
             return "dense_vertices" in z.files
-    except (OSError, ValueError):
-        return False
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+        return False  # not readable as a descriptor: the CSR reader names what is wrong
 
 
 def dense_matrix(graph) -> np.ndarray:

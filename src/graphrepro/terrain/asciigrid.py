@@ -14,6 +14,7 @@ Either may be gzip-compressed. Errors name the file, the line and the problem.
 from __future__ import annotations
 
 import gzip
+import zlib
 from pathlib import Path
 
 import numba
@@ -58,7 +59,7 @@ class AsciiGrid:
                         self.header_lines += 1
                         continue
                     break
-        except (OSError, EOFError, gzip.BadGzipFile) as e:
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
             raise GraphFormatError(self.path, None, f"cannot read: {e}") from None
         h = self.header
         if "rows" in h or "cols" in h:
@@ -85,10 +86,38 @@ class AsciiGrid:
             self.nodata = float(nodata)
         except ValueError:
             raise GraphFormatError(self.path, None, f"bad null/NODATA value {nodata!r}") from None
-        self.multiplier = float(h.get("multiplier", "1"))
+        multiplier = h.get("multiplier", "1")
+        try:
+            self.multiplier = float(multiplier)
+        except ValueError:
+            raise GraphFormatError(self.path, None, f"bad multiplier {multiplier!r}") from None
+        if not (np.isfinite(self.multiplier) and self.multiplier > 0):
+            raise GraphFormatError(self.path, None, f"multiplier must be a positive number, "
+                                   f"not {multiplier!r}")
+        self._check_size()
+
+    def _check_size(self) -> None:
+        """A header announcing more samples than the file can hold is refused before anything
+        is allocated: each sample takes at least two bytes (a digit and a separator), and
+        deflate packs at most about 1032 bytes into one."""
+        size = self.path.stat().st_size
+        gz = self.path.name.lower().endswith(".gz")
+        most = size * 1032 + 4096 if gz else size
+        least = self.rows * self.cols * 2 - 1
+        if least > most:
+            raise GraphFormatError(self.path, None, f"the header announces {self.rows:,} x "
+                                   f"{self.cols:,} samples, more than a {size:,}-byte "
+                                   f"{'gzip ' if gz else ''}file can hold")
 
     def bands(self, band_rows: int):
         """(first row, array (k, cols)) for consecutive bands of ``band_rows`` rows."""
+        try:
+            yield from self._bands(band_rows)
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise GraphFormatError(self.path, None, f"cannot read: {e} (a truncated or corrupt "
+                                   f"file?)") from None
+
+    def _bands(self, band_rows: int):
         values = np.empty((band_rows, self.cols), dtype=np.float64)
         filled = 0
         row0 = 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import tempfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ def _first_key(path: Path) -> str | None:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as f:
             head = f.read(4096)
-    except (OSError, EOFError, gzip.BadGzipFile):
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
         return None
     for line in head.decode("ascii", "replace").splitlines():
         text = line.strip()
