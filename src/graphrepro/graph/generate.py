@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from .csr import CSRGraph
 
 
@@ -350,7 +351,7 @@ def reweight(graph: CSRGraph, low: int, high: int, seed: int) -> CSRGraph:
     Both arcs of a symmetric street get independent weights, as a per-arc replacement does.
     """
     if low < 0 or high < low:
-        raise ValueError("reweight needs 0 <= low <= high")
+        raise InputError(f"reweight needs 0 <= low <= high, not low {low}, high {high}")
     rng = np.random.default_rng(seed)
     dtype = np.int32 if high <= np.iinfo(np.int32).max else np.int64
     weights = rng.integers(low, high, size=graph.num_arcs, endpoint=True).astype(dtype)

@@ -78,6 +78,8 @@ def _reference(reference: Path) -> dict | None:
 
 
 def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None):
+    from ..harness.files import check_csv
+
     ref_prov = _reference(reference)
     sections = []
     verdicts: dict[str, int] = {}
@@ -91,6 +93,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                     "reference_summary": None}
             table_path = results / "targets" / f"{t.name}.csv"
             if t.ready and table_path.is_file():
+                check_csv(table_path)  # a table cut short is named, not shown with gaps
                 df = pd.read_csv(table_path, dtype=str, keep_default_na=False)
                 item["table"] = _html_table(df)
                 item["summary"] = _summary(t, df)
