@@ -80,3 +80,22 @@ def test_mst_totals_are_exact_or_refused(n, w):
     else:
         with pytest.raises(InputError, match="does not fit"):
             mst.from_arrays(n, u, u + 1, np.full(n - 1, w))
+
+
+def test_reweight_refuses_a_range_whose_paths_could_wrap(tiny_graph):
+    from graphrepro.graph.generate import reweight
+
+    assert reweight(tiny_graph, 1, 10**17, 1).weights.max() <= 10**17
+    with pytest.raises(InputError, match="lower `high`"):
+        reweight(tiny_graph, 1, 4 * 10**18, 1)
+
+
+def test_a_whole_cache_with_weights_too_heavy_is_an_input_error_not_damage(tmp_path):
+    from graphrepro.harness.files import DamagedFile
+
+    with open(tmp_path / "h.npz", "wb") as f:
+        np.savez(f, indptr=np.array([0, 1, 2, 2]), indices=np.array([1, 2]),
+                 weights=np.array([2**62, 2**62]), base=np.int64(0), name=np.str_("h"))
+    with pytest.raises(InputError, match="does not fit") as e:
+        CSRGraph.load(tmp_path / "h.npz")
+    assert not isinstance(e.value, DamagedFile)

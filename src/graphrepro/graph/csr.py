@@ -201,6 +201,9 @@ class CSRGraph:
         problem = graph.invariant_problem()
         if problem:
             raise damaged(path, problem)
+        heavy = sums_problem(graph.num_vertices, graph.weights)
+        if heavy:  # a whole file, but weights no int64 sum can carry: the input is the problem
+            raise InputError(f"{path}: {heavy}")
         graph.base, graph.name = int(graph.base), str(graph.name)
         # the dtypes from_arcs makes, whatever integer widths a hand-made file used
         graph.indptr = graph.indptr.astype(index_dtype(graph.num_arcs), copy=False)
@@ -245,7 +248,7 @@ class CSRGraph:
             return f"{len(self.labels)} labels for {n} vertices"
         if n > INT32_MAX and self.indices.dtype.itemsize < 8:
             return "indices too narrow for the vertex count"
-        return sums_problem(n, self.weights)
+        return None
 
 
 def _is_sorted(a: np.ndarray) -> bool:

@@ -352,6 +352,12 @@ def reweight(graph: CSRGraph, low: int, high: int, seed: int) -> CSRGraph:
     """
     if low < 0 or high < low:
         raise InputError(f"reweight needs 0 <= low <= high, not low {low}, high {high}")
+    from .csr import INT64_MAX
+
+    arcs = min(max(graph.num_vertices - 1, 0), graph.num_arcs)  # on a path, at most this many
+    if graph.num_arcs and arcs * high + high >= INT64_MAX:  # every arc might draw `high`
+        raise InputError(f"reweight: weights up to {high:,} on {graph.num_vertices:,} vertices "
+                         f"could make a path weigh more than int64 sums hold; lower `high`")
     rng = np.random.default_rng(seed)
     dtype = np.int32 if high <= np.iinfo(np.int32).max else np.int64
     weights = rng.integers(low, high, size=graph.num_arcs, endpoint=True).astype(dtype)
