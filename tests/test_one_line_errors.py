@@ -49,12 +49,20 @@ def test_threads_per_block_outside_cuda_limits_is_refused(solver, value):
         resolve(f"{solver}@threads_per_block={value}")
 
 
-@pytest.mark.parametrize("run_id", ["nearfar@c=nan", "nearfar@c=inf", "nearfar@c=-1",
-                                    "hybrid@m=nan", "nearfar@delta=-5", "lbr@k=0",
-                                    "an_bf_dense@block_x=4096", "lbr@t=1e400"])
-def test_numbers_a_kernel_would_misuse_are_refused(run_id):
+@pytest.mark.parametrize("run_id", ["nearfar@c=nan", "nearfar@c=inf", "hybrid@m=nan",
+                                    "an_bf_dense@block_x=4096", "lbr@t=1e400", "lbr@n=nan"])
+def test_numbers_no_kernel_can_use_are_refused_at_resolve(run_id):
     with pytest.raises(InputError):
         resolve(run_id)
+
+
+@pytest.mark.parametrize("run_id", ["nearfar@c=-1", "nearfar@delta=-5", "lbr@k=0", "lbr@n=-1",
+                                    "lbr@calibration_iterations=-2", "hybrid@m=0",
+                                    "singla_bfs@check_every=0", "an_bf_edgelist@edges_per_thread=0"])
+def test_each_solver_refuses_its_own_bad_ranges(tiny_graph, run_id):
+    with pytest.raises(InputError):
+        spec, params = resolve(run_id)
+        spec.prepare(tiny_graph, **params)
 
 
 @given(st.sampled_from(["k", "t", "threads_per_block"]), st.integers(1, 8), st.integers(1, 8))

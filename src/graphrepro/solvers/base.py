@@ -101,7 +101,6 @@ class SolverSpec:
 # CUDA's limit on a block, whatever the device; a solver may ask for less (singla: powers of 2).
 MAX_THREADS_PER_BLOCK = 1024
 _BLOCK_PARAMS = ("threads_per_block", "block_x", "block_y")
-_AT_LEAST_ONE = ("k", "t", "edges_per_thread", "check_every", "tile", "grain")
 
 
 def _coerce(default, value):
@@ -121,18 +120,15 @@ def _coerce(default, value):
 
 
 def _check_range(solver: str, key: str, value) -> None:
-    """Numbers a kernel would misuse: nan/inf, negatives, a block CUDA cannot launch."""
+    """Numbers no kernel can use: nan/inf, a block CUDA cannot launch (each solver checks its
+    own ranges beyond these, with its own words)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         return
     if not np.isfinite(value):
         raise InputError(f"{solver}: parameter {key}={value} must be a finite number")
-    if value < 0:
-        raise InputError(f"{solver}: parameter {key}={value} must not be negative")
     if key in _BLOCK_PARAMS and not 1 <= value <= MAX_THREADS_PER_BLOCK:
         raise InputError(f"{solver}: {key}={value} must be 1..{MAX_THREADS_PER_BLOCK} "
                          f"(CUDA's threads per block)")
-    if key in _AT_LEAST_ONE and value < 1:
-        raise InputError(f"{solver}: parameter {key}={value} must be at least 1")
 
 
 _REGISTRY: dict[str, SolverSpec] = {}

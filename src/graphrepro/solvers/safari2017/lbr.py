@@ -372,6 +372,9 @@ FRONTIERS = ("queue", "flags")
           static_counters={"kernels_per_iteration": 1, "atomic_statements": 1},
           calibrated_by="harish")
 def lbr(graph, k=4, t=2, n=0, calibration_iterations=0, threads_per_block=THREADS_PER_BLOCK):
+    if n < 0 or calibration_iterations < 0:
+        raise InputError(f"n (blind launches) and calibration_iterations must be >= 0, got "
+                         f"{n} and {calibration_iterations}")
     return _LBR(graph, k, t, n, calibration_iterations, threads_per_block)
 
 
