@@ -127,8 +127,8 @@ def _check_range(solver: str, key: str, value) -> None:
     if not np.isfinite(value):
         raise InputError(f"{solver}: parameter {key}={value} must be a finite number")
     if key in _BLOCK_PARAMS and not 1 <= value <= MAX_THREADS_PER_BLOCK:
-        raise InputError(f"{solver}: {key}={value} must be 1..{MAX_THREADS_PER_BLOCK} "
-                         f"(CUDA's threads per block)")
+        raise InputError(f"{solver}: {key} must be 1..{MAX_THREADS_PER_BLOCK} (CUDA's threads "
+                         f"per block), not {value}")
 
 
 _REGISTRY: dict[str, SolverSpec] = {}
