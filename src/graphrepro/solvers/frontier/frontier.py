@@ -53,9 +53,11 @@ from ..senthilkumar.sweep import heuristic_delta
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
 MAX_BUCKETS = 256
-STAGE = 2048  # improved vertices a block stages per batch before pushing to the queues directly
-# Control words (int64).
-CUR, PENDING, WORDS = 0, 1, 2
+STAGE = 1024  # improved vertices a block stages per batch before pushing to the queues directly
+# Control words (int64). STUCK: set by a block that waited past SPIN_LIMIT, so a bug shows as an
+# error on the host, not as a kernel that never returns.
+CUR, PENDING, STUCK, WORDS = 0, 1, 2, 3
+SPIN_LIMIT = 1 << 22
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
@@ -64,6 +66,7 @@ TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", 
  RESERVATIONS) = range(len(TALLIES))
 # Shared control cells of a block.
 S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT, S_BUCKET = range(8)
+NTALLIES = len(TALLIES)
 _kernels = {}
 
 
@@ -80,7 +83,7 @@ def _compile(count: bool):
     @cuda.jit(device=True)
     def backoff(ns):
         if not simulated:
-            cuda.nanosleep(ns)
+            cuda.nanosleep(np.uint32(ns))
 
     @cuda.jit(device=True)
     def slot_of(dist, cur, delta, nb):
@@ -89,10 +92,14 @@ def _compile(count: bool):
         return b % nb
 
     @cuda.jit(device=True)
-    def write_cell(queues, cell, value):
+    def write_cell(queues, cell, value, words):
         """Fill a reserved cell; waits only while its previous occupant is still unread."""
+        spins = 0
         while cuda.atomic.cas(queues, cell, 0, value) != 0:
-            pass
+            spins += 1
+            if spins > SPIN_LIMIT:
+                words[STUCK] = 1
+                return
 
     @cuda.jit
     def frontier(source, delta, chase, lookahead, chunk, indptr, indices, weights, d, inq,
@@ -113,7 +120,9 @@ def _compile(count: bool):
         staged = cuda.shared.array(2, np.int32)  # [0] staged, [1] kept after dedup
         slot_count = cuda.shared.array(MAX_BUCKETS, np.int32)
         slot_base = cuda.shared.array(MAX_BUCKETS, np.int64)
-        tally = cuda.shared.array(len(TALLIES), np.int64)
+        tally = cuda.shared.array(NTALLIES, np.int64)
+        seen_head = cuda.shared.array(MAX_BUCKETS, np.int64)  # by ring offset from cur
+        seen_tail = cuda.shared.array(MAX_BUCKETS, np.int64)
         for v in range(tid, n, stride):
             d[v] = INF
             inq[v] = 0
@@ -124,10 +133,11 @@ def _compile(count: bool):
         if tid == 0:
             words[CUR] = 0
             words[PENDING] = 1
+            words[STUCK] = 0
         if t == 0:
             staged[0] = 0
             staged[1] = 0
-            for c in range(len(TALLIES)):
+            for c in range(NTALLIES):
                 tally[c] = 0
         for s in range(t, nb, width):
             slot_count[s] = 0
@@ -140,10 +150,16 @@ def _compile(count: bool):
             tail[0] = 1
         grid.sync()
         sleep = 32
+        idle = 0
+        if t == 0:
+            ctl[S_CUR] = 0
         while True:
             # --- find the floor and a slot with queued work --------------------------------
+            # cur comes from the last flush (or the last idle pass): a stale one only shifts
+            # where the scan starts, and the scan covers the whole ring.
             if t == 0:
-                ctl[S_CUR] = read(words, CUR)
+                if idle > 0:
+                    ctl[S_CUR] = read(words, CUR)
                 ctl[S_BUSY] = nb
                 ctl[S_QUEUED] = nb
                 ctl[S_TAKEN] = 0
@@ -152,7 +168,9 @@ def _compile(count: bool):
             cur = ctl[S_CUR]
             for o in range(t, nb, width):
                 s = (cur + o) % nb
-                queued = read(tail, s) - read(head, s)
+                seen_tail[o] = read(tail, s)
+                seen_head[o] = read(head, s)
+                queued = seen_tail[o] - seen_head[o]
                 if queued > 0 or read(inflight, s) > 0:
                     cuda.atomic.min(ctl, S_BUSY, o)
                 if queued > 0:
@@ -161,6 +179,11 @@ def _compile(count: bool):
             if t == 0:
                 floor = ctl[S_BUSY]
                 first = ctl[S_QUEUED]
+                if floor == nb or first >= floor + lookahead:
+                    if idle > SPIN_LIMIT:
+                        words[STUCK] = 1
+                    if read(words, STUCK) != 0:
+                        ctl[S_EXIT] = 1
                 if floor == nb:
                     if read(words, PENDING) == 0:
                         ctl[S_EXIT] = 1
@@ -172,9 +195,12 @@ def _compile(count: bool):
                             tally[ADVANCES] += 1
                     if first < floor + lookahead:
                         s = (cur + first) % nb
-                        h = read(head, s)
-                        for _ in range(4):
-                            k = min(read(tail, s) - h, chunk)
+                        h = seen_head[first]  # the scan's values: no extra round trip
+                        top = seen_tail[first]
+                        for attempt in range(4):
+                            if attempt > 0 and h >= top:
+                                top = read(tail, s)
+                            k = min(top - h, chunk)
                             if k <= 0:
                                 break
                             old = cuda.atomic.cas(head, s, h, h + k)
@@ -195,9 +221,11 @@ def _compile(count: bool):
                     tally[IDLE] += 1
                 backoff(sleep)
                 sleep = min(sleep * 2, 1024)
+                idle += 1
                 cuda.syncthreads()  # everyone has read this pass's shared cells
                 continue
             sleep = 32
+            idle = 0
             s = ctl[S_SLOT]
             if count and t == 0:
                 tally[CLAIMS] += 1
@@ -205,12 +233,18 @@ def _compile(count: bool):
             if t < taken:
                 cell = s * cap + ((ctl[S_HEAD] + t) & mask)
                 value = cuda.atomic.exch(queues, cell, 0)
-                while value == 0:  # claimed before its producer wrote it
+                spins = 0
+                while value == 0 and spins <= SPIN_LIMIT:  # claimed before its producer wrote it
                     value = cuda.atomic.exch(queues, cell, 0)
-                u = value - 1
-                cuda.atomic.exch(inq, u, 0)
-                cuda.threadfence()  # the flag is clear before d[u] is read
-                du = read(d, u)
+                    spins += 1
+                if value == 0:
+                    words[STUCK] = 1
+                u = value - 1  # -1 only when stuck: nothing to expand
+                du = 0
+                if u >= 0:
+                    cuda.atomic.exch(inq, u, 0)
+                    cuda.threadfence()  # the flag is clear before d[u] is read
+                    du = read(d, u)
                 limit = (du // delta + 1) * delta
                 if count:
                     cuda.atomic.add(tally, POPS, 1)
@@ -248,7 +282,7 @@ def _compile(count: bool):
                                             cuda.threadfence()
                                             q = slot_of(candidate, read(words, CUR), delta, nb)
                                             at = cuda.atomic.add(tail, q, 1)
-                                            write_cell(queues, q * cap + (at & mask), v + 1)
+                                            write_cell(queues, q * cap + (at & mask), v + 1, words)
                                             if count:
                                                 cuda.atomic.add(tally, DIRECT, 1)
                     u = following
@@ -289,7 +323,7 @@ def _compile(count: bool):
                 q = stage_slot[j]
                 if q >= 0:
                     write_cell(queues, q * cap + ((slot_base[q] + stage_off[j]) & mask),
-                               stage[j] + 1)
+                               stage[j] + 1, words)
             cuda.syncthreads()
             for q in range(t, nb, width):
                 slot_count[q] = 0
@@ -298,7 +332,7 @@ def _compile(count: bool):
                 staged[1] = 0
             cuda.syncthreads()
         if count and t == 0:
-            for c in range(len(TALLIES)):
+            for c in range(NTALLIES):
                 cuda.atomic.add(totals, c, tally[c])
 
     _kernels[count] = frontier
@@ -358,13 +392,21 @@ class _Frontier:
                 self.indices, self.weights, self.d, self.inq, self.queues, self.head, self.tail,
                 self.inflight, self.words, totals)
         launch, blocks = self._launchable(kernel, args, self.n)
-        if self.blocks_asked and not gpu.simulated():
-            blocks = min(blocks, self.blocks_asked)
+        if not gpu.simulated():
+            # One block per SM unless asked: the first H100 sweep (reports/reference/frontier)
+            # ran 2x faster on 132 blocks than on all 924 resident ones, whose idle polling of
+            # the queue counters slowed the atomics of the blocks with work.
+            asked = self.blocks_asked or cuda.get_current_device().MULTIPROCESSOR_COUNT
+            blocks = min(blocks, asked)
         with gpu.DeviceTimer(s).measure() as solve_time:
             launch[blocks, self.threads, s](*args)
         with gpu.DeviceTimer(s).measure() as download_time:
             distances = self.d.copy_to_host(stream=s)
             s.synchronize()
+        if int(self.words.copy_to_host(stream=s)[STUCK]):
+            s.synchronize()
+            raise RuntimeError(f"frontier: a block waited more than {SPIN_LIMIT} times for work "
+                               f"or a queue cell from source {source}: a bug, not a result")
         counters = {"kernel_launches": 1, "host_round_trips": 0, "grid_syncs": 2,
                     "resident_blocks": blocks, "resident_threads": blocks * self.threads,
                     "delta": self.delta}
