@@ -98,7 +98,7 @@ def _compile(count: bool):
         while cuda.atomic.cas(queues, cell, 0, value) != 0:
             spins += 1
             if spins > SPIN_LIMIT:
-                words[STUCK] = 1
+                words[STUCK] = 3  # 3: a reserved cell never emptied
                 return
 
     @cuda.jit
@@ -181,7 +181,7 @@ def _compile(count: bool):
                 first = ctl[S_QUEUED]
                 if floor == nb or first >= floor + lookahead:
                     if idle > SPIN_LIMIT:
-                        words[STUCK] = 1
+                        words[STUCK] = 1  # 1: no work for too long
                     if read(words, STUCK) != 0:
                         ctl[S_EXIT] = 1
                 if floor == nb:
@@ -193,7 +193,7 @@ def _compile(count: bool):
                         # block moved it already
                         if cuda.atomic.cas(words, CUR, cur, cur + floor) == cur and count:
                             tally[ADVANCES] += 1
-                    if first < floor + lookahead:
+                    if first < nb and first < floor + lookahead:  # first == nb: none queued
                         s = (cur + first) % nb
                         h = seen_head[first]  # the scan's values: no extra round trip
                         top = seen_tail[first]
@@ -238,7 +238,7 @@ def _compile(count: bool):
                     value = cuda.atomic.exch(queues, cell, 0)
                     spins += 1
                 if value == 0:
-                    words[STUCK] = 1
+                    words[STUCK] = 2  # 2: a claimed cell never filled
                 u = value - 1  # -1 only when stuck: nothing to expand
                 du = 0
                 if u >= 0:
@@ -403,10 +403,15 @@ class _Frontier:
         with gpu.DeviceTimer(s).measure() as download_time:
             distances = self.d.copy_to_host(stream=s)
             s.synchronize()
-        if int(self.words.copy_to_host(stream=s)[STUCK]):
+        stuck = int(self.words.copy_to_host(stream=s)[STUCK])
+        if stuck:
+            why = {1: "for work", 2: "for a claimed queue cell to be filled",
+                   3: "for a reserved queue cell to be emptied"}.get(stuck, "")
+            # The queues may hold cells now: start the next solve from empty ones.
+            _zero(self.queues, s)
             s.synchronize()
-            raise RuntimeError(f"frontier: a block waited more than {SPIN_LIMIT} times for work "
-                               f"or a queue cell from source {source}: a bug, not a result")
+            raise RuntimeError(f"frontier: a block waited more than {SPIN_LIMIT} times {why} "
+                               f"(source {source}): a bug, not a result")
         counters = {"kernel_launches": 1, "host_round_trips": 0, "grid_syncs": 2,
                     "resident_blocks": blocks, "resident_threads": blocks * self.threads,
                     "delta": self.delta}
