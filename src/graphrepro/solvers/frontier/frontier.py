@@ -58,6 +58,9 @@ STAGE = 1024  # improved vertices a block stages per batch before pushing to the
 # error on the host, not as a kernel that never returns.
 CUR, PENDING, STUCK, WORDS = 0, 1, 2, 3
 SPIN_LIMIT = 1 << 22
+# An idle block sleeps 32 ns, doubling up to this, between scans: long enough that 132 polling
+# blocks leave the counters to the blocks with work, short enough to wake within a batch.
+MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
@@ -220,15 +223,19 @@ def _compile(count: bool):
                 if count and t == 0:
                     tally[IDLE] += 1
                 backoff(sleep)
-                sleep = min(sleep * 2, 1024)
+                sleep = min(sleep * 2, MAX_SLEEP_NS)
                 idle += 1
                 cuda.syncthreads()  # everyone has read this pass's shared cells
                 continue
             sleep = 32
             idle = 0
             s = ctl[S_SLOT]
-            if count and t == 0:
-                tally[CLAIMS] += 1
+            fresh_cur = 0
+            if t == 0:
+                # issued now, used at the flush: its latency hides behind the expansion
+                fresh_cur = read(words, CUR)
+                if count:
+                    tally[CLAIMS] += 1
             # --- expand the claimed vertices, one per thread, chasing within the bucket -----
             if t < taken:
                 cell = s * cap + ((ctl[S_HEAD] + t) & mask)
@@ -293,7 +300,7 @@ def _compile(count: bool):
             kept_total = min(staged[0], STAGE)
             cuda.threadfence()  # the decreases are visible before the flags are read
             if t == 0:
-                ctl[S_CUR] = read(words, CUR)
+                ctl[S_CUR] = fresh_cur
             cuda.syncthreads()
             cur = ctl[S_CUR]
             for j in range(t, kept_total, width):
@@ -446,10 +453,11 @@ def _zero_kernel(array):
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
                       "queues, chase improvements within a bucket, stage pushes per slot; "
                       "termination by a pending count (issue 21)",
-          # defaults: a first guess, to be replaced by the H100 sweep (benchmarks/frontier_sssp.py)
-          defaults={"delta": 0, "c": 4.0, "chase": 8, "lookahead": 2, "chunk": 128,
+          # defaults: the fastest on real NY in the H100 sweeps (reports/reference/frontier/call-4:
+          # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
+          defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
                     "buckets": 32, "threads_per_block": 128, "blocks": 0},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=4.0, chase=8, lookahead=2, chunk=128, buckets=32,
+def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
              threads_per_block=128, blocks=0):
     return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks)
