@@ -12,7 +12,6 @@ from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure
 from graphrepro import verify
 from graphrepro.solvers import INF, get_solver
-from graphrepro.solvers.frontier import frontier as module
 
 # Small blocks keep the simulator quick.
 SMALL = {"threads_per_block": 16, "chunk": 16}
@@ -111,13 +110,14 @@ def test_random_graphs(seed):
     solve(g, seed)
 
 
-def test_stage_overflow_pushes_directly(monkeypatch):
-    """A stage of 2 cells makes most pushes take the direct path; answers stay exact."""
-    monkeypatch.setattr(module, "STAGE", 2)
-    monkeypatch.setattr(module, "_kernels", {})
+@pytest.mark.parametrize("stage", [0, 2])
+def test_stage_overflow_pushes_directly(stage):
+    """A stage of 2 cells makes most pushes take the direct path, none staged all of them."""
     g = grid(10)
-    r = solve(g, 0, chase=0)
+    r = solve(g, 0, chase=0, stage=stage)
     assert r.counters["direct_pushes"] > 0
+    if stage == 0:
+        assert r.counters["direct_pushes"] == r.counters["vertices_pushed"]
 
 
 def test_queues_are_left_empty_for_the_next_solve():
@@ -140,7 +140,7 @@ def test_through_the_harness():
     assert {"vertices_popped", "arcs_relaxed", "claims", "grid_syncs"} <= set(table.columns)
 
 
-@pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17},
+@pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
                                  {"threads_per_block": 1024}, {"c": 0}, {"chase": -1}])
 def test_bad_parameters(bad):
     with pytest.raises(InputError):

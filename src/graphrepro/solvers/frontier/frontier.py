@@ -105,7 +105,7 @@ def _compile(count: bool):
                 return
 
     @cuda.jit
-    def frontier(source, delta, chase, lookahead, chunk, indptr, indices, weights, d, inq,
+    def frontier(source, delta, chase, lookahead, chunk, stage_cap, indptr, indices, weights, d, inq,
                  queues, head, tail, inflight, words, totals):
         grid = cuda.cg.this_grid()
         n = d.shape[0]
@@ -280,7 +280,7 @@ def _compile(count: bool):
                                     following_d = candidate
                                 else:
                                     p = cuda.atomic.add(staged, 0, 1)
-                                    if p < STAGE:
+                                    if p < stage_cap:
                                         stage[p] = v
                                     else:  # stage full: straight to its queue
                                         cuda.threadfence()
@@ -292,12 +292,13 @@ def _compile(count: bool):
                                             write_cell(queues, q * cap + (at & mask), v + 1, words)
                                             if count:
                                                 cuda.atomic.add(tally, DIRECT, 1)
+                                                cuda.atomic.add(tally, PUSHES, 1)
                     u = following
                     du = following_d
                     steps += 1
             cuda.syncthreads()
             # --- push the staged vertices: dedup, count per slot, one reservation per slot ---
-            kept_total = min(staged[0], STAGE)
+            kept_total = min(staged[0], stage_cap)
             cuda.threadfence()  # the decreases are visible before the flags are read
             if t == 0:
                 ctl[S_CUR] = fresh_cur
@@ -352,7 +353,7 @@ def _pow2_at_least(x: int) -> int:
 
 class _Frontier:
     def __init__(self, graph, delta: int, c: float, chase: int, lookahead: int, chunk: int,
-                 buckets: int, threads_per_block: int, blocks: int):
+                 buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE):
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if not 2 <= buckets <= MAX_BUCKETS:
@@ -361,11 +362,13 @@ class _Frontier:
             raise InputError(f"lookahead must be 1..buckets ({buckets}), got {lookahead}")
         if not 1 <= chunk <= threads_per_block:
             raise InputError(f"chunk (vertices a block claims) must be 1..threads_per_block, got {chunk}")
+        if not 0 <= stage <= STAGE:
+            raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
             raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
         gpu.require_cuda()
         self.delta = delta or heuristic_delta(graph, c)
-        self.chase, self.lookahead, self.chunk = chase, lookahead, chunk
+        self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
         n = self.n
         # Each vertex is queued at most once at a time (its flag), so a slot never holds more
@@ -395,7 +398,7 @@ class _Frontier:
         s = self.stream
         kernel = _compile(count)
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
-        args = (source, self.delta, self.chase, self.lookahead, self.chunk, self.indptr,
+        args = (source, self.delta, self.chase, self.lookahead, self.chunk, self.stage, self.indptr,
                 self.indices, self.weights, self.d, self.inq, self.queues, self.head, self.tail,
                 self.inflight, self.words, totals)
         launch, blocks = self._launchable(kernel, args, self.n)
@@ -456,8 +459,12 @@ def _zero_kernel(array):
           # defaults: the fastest on real NY in the H100 sweeps (reports/reference/frontier/call-4:
           # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
           defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
-                    "buckets": 32, "threads_per_block": 128, "blocks": 0},
+                    "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
 def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
-             threads_per_block=128, blocks=0):
-    return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks)
+             threads_per_block=128, blocks=0, stage=STAGE):
+    # stage: improved vertices a batch stages for one reservation per slot; past it (and with
+    # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
+    # longest chase to end.
+    return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks,
+                     stage)
