@@ -1,16 +1,15 @@
 """The study's own GPU SSSP (``frontier``, issue 21) in the CUDA simulator: exact on graphs of
 several shapes and on every parameter path, and its counters add up."""
 
-from gpu_cases import solve_checked, with_zero_weights_and_an_island
-
 import numpy as np
 import pytest
+from gpu_cases import solve_checked, with_zero_weights_and_an_island
 
+from graphrepro import verify
 from graphrepro.errors import InputError
 from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure
-from graphrepro import verify
 from graphrepro.solvers import INF, get_solver
 
 # Small blocks keep the simulator quick.

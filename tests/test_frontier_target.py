@@ -5,7 +5,11 @@ import numpy as np
 import pandas as pd
 
 from graphrepro.experiments import get_target, published
-from graphrepro.experiments.frontier import PEER_LABEL, compare_frontier, summary_frontier
+from graphrepro.experiments.frontier import (
+    PEER_LABEL,
+    compare_frontier,
+    summary_frontier,
+)
 
 
 def runs_table(graph, times):

@@ -88,7 +88,7 @@ def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -
             s = t.iloc[0]
             ms = float(s["median_ms"])
 
-            def counter(name, per=None):
+            def counter(name, per=None, graph=graph, variant=variant):
                 value = median_counter(runs, graph, variant, name)
                 return value / per if value is not None and per else value
 

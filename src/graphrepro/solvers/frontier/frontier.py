@@ -22,7 +22,8 @@ for latency. Nothing here is copied from ADDS; the structure is ours:
   ``chase`` steps): the improving thread owns the improvement, as in LBR, and a road graph's
   chains of degree-2 vertices then cost dependent loads, not a queue round trip each. Other
   improved neighbours are staged in shared memory, deduplicated by an atomic exchange on a
-  per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch.
+  per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch
+  (up to ``stage`` of them; past that, or with stage=0, each goes to its queue at once).
 - Termination without a barrier: ``pending`` counts vertices queued, staged or being expanded.
   It is raised before any vertex becomes visible and lowered only by the block that expanded it,
   in one atomicAdd of (pushed - claimed) per batch; a block that finds no work and reads
@@ -68,7 +69,7 @@ TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", 
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
  RESERVATIONS) = range(len(TALLIES))
 # Shared control cells of a block.
-S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT, S_BUCKET = range(8)
+S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
 NTALLIES = len(TALLIES)
 _kernels = {}
 
@@ -212,7 +213,6 @@ def _compile(count: bool):
                                 ctl[S_SLOT] = s
                                 ctl[S_HEAD] = h
                                 ctl[S_TAKEN] = k
-                                ctl[S_BUCKET] = cur + first
                                 break
                             h = old
             cuda.syncthreads()
