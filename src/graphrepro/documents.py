@@ -33,4 +33,11 @@ DOCUMENTS = [
              "5.1-5.7)", 10),
 ]
 
+# Not a document: the study's own solver beside them (issue 21), its own report section, last.
+BEYOND = Document("graphrepro", "today's best, beside the documents: the study's own GPU SSSP "
+                  "(frontier) with each document's best variant, the CPU baselines and peers "
+                  "measured once outside the workflow",
+                  "an asynchronous bucketed SSSP with no grid barrier per bucket; the issue's "
+                  "goals against ADDS", 21)
+
 BY_SHORT = {d.short: d for d in DOCUMENTS}

@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from ..documents import DOCUMENTS
+from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
 
@@ -84,7 +84,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     sections = []
     verdicts: dict[str, int] = {}
     not_run_here = False
-    for doc in DOCUMENTS:
+    for doc in (*DOCUMENTS, BEYOND):
         items = []
         mine = [t for t in all_targets() if t.document == doc.short]
         for t in sorted(mine, key=lambda t: not t.ready):  # measured tables first, plans after

@@ -6,6 +6,7 @@
 - ``an2017``: the Bellman-Ford family: dense edge-parallel, edge list, incoming, outgoing.
 - ``singla``: edge-based (thread per edge) Dijkstra and BFS (Figs. 3-6).
 - ``senthilkumar``: workfront sweep, near-far pile and their hybrid (persistent kernels).
+- ``frontier``: the study's own GPU SSSP (document ``graphrepro``), beside the documents.
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
 subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
@@ -29,6 +30,7 @@ _MODULES = (
     "graphrepro.solvers.singla.bfs",
     "graphrepro.solvers.senthilkumar.sweep",
     "graphrepro.solvers.gerritsen2012.grid_sssp_gpu",
+    "graphrepro.solvers.frontier.frontier",
 )
 
 

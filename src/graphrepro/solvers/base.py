@@ -23,7 +23,9 @@ from ..graph.csr import CSRGraph
 INF = np.iinfo(np.int64).max  # "unreachable"; distances are int64 so no sum of int32 weights overflows
 
 DEVICES = ("cpu", "gpu")
-DOCUMENTS = ("reference", "safari2017", "senthilkumar", "singla", "an2017", "gerritsen2012")
+# "graphrepro": the study's own solvers, beside the documents (issue 21)
+DOCUMENTS = ("reference", "safari2017", "senthilkumar", "singla", "an2017", "gerritsen2012",
+             "graphrepro")
 
 
 @dataclass

@@ -1,0 +1,146 @@
+"""The study's own GPU SSSP (``frontier``, issue 21) in the CUDA simulator: exact on graphs of
+several shapes and on every parameter path, and its counters add up."""
+
+import numpy as np
+import pytest
+from gpu_cases import solve_checked, with_zero_weights_and_an_island
+
+from graphrepro import verify
+from graphrepro.errors import InputError
+from graphrepro.graph.csr import CSRGraph
+from graphrepro.graph.generate import random_digraph, road_grid
+from graphrepro.harness import RunSpec, draw_sources, measure
+from graphrepro.solvers import INF, get_solver
+
+# Small blocks keep the simulator quick.
+SMALL = {"threads_per_block": 16, "chunk": 16}
+
+
+def solve(graph, source, **params):
+    return solve_checked(graph, "frontier", source, SMALL, **params)
+
+
+def path(n, weight=7):
+    return CSRGraph.from_arcs(n, np.arange(n - 1), np.arange(1, n), np.full(n - 1, weight),
+                              name=f"path{n}")
+
+
+def grid(side):
+    """A 4-connected grid, both directions, seeded weights 1..20."""
+    rng = np.random.default_rng(5)
+    idx = np.arange(side * side).reshape(side, side)
+    a = np.r_[idx[:, :-1].ravel(), idx[:-1, :].ravel()]
+    b = np.r_[idx[:, 1:].ravel(), idx[1:, :].ravel()]
+    w = rng.integers(1, 21, size=len(a))
+    return CSRGraph.from_arcs(side * side, np.r_[a, b], np.r_[b, a], np.r_[w, w],
+                              name=f"grid{side}")
+
+
+def test_registered_beside_the_documents():
+    spec = get_solver("frontier")
+    assert spec.device == "gpu" and spec.document == "graphrepro"
+    assert spec.static_counters["kernels_per_iteration"] == 0
+
+
+def test_single_vertex():
+    g = CSRGraph.from_arcs(1, [], [], [], name="one")
+    r = solve(g, 0)
+    assert r.distances.tolist() == [0]
+    assert r.counters["vertices_expanded"] == 1 and r.counters["arcs_relaxed"] == 0
+
+
+def test_path_is_chased_not_queued():
+    g = path(120)
+    r = solve(g, 0, delta=1000, chase=8)  # 120 * 7 = 840 < Delta: one bucket
+    assert r.distances[-1] == 7 * 119
+    c = r.counters
+    # one vertex popped per chase of at most 9 expansions; every arc relaxed once
+    assert c["arcs_relaxed"] == 119 and c["improving_atomics"] == 119
+    assert c["vertices_chased"] >= 8 * (c["vertices_popped"] - 1)
+    assert c["redundant_relaxations"] == 0
+
+
+def test_path_without_chasing_queues_every_vertex():
+    r = solve(path(40), 0, chase=0)
+    assert r.counters["vertices_chased"] == 0
+    assert r.counters["vertices_popped"] == 40 and r.counters["vertices_pushed"] == 39
+
+
+@pytest.mark.parametrize("params", [{}, {"lookahead": 1}, {"lookahead": 8, "buckets": 8},
+                                    {"chase": 0, "chunk": 3}, {"delta": 1}, {"delta": 10**9},
+                                    {"buckets": 2, "lookahead": 2, "delta": 3}])
+def test_grid_every_parameter_path(params):
+    g = grid(12)
+    for source in (0, 77):
+        solve(g, source, **params)
+
+
+def test_zero_weights_and_unreachable_vertices():
+    g = with_zero_weights_and_an_island(road_grid(10, 10, keep=0.7, max_weight=50, seed=4))
+    r = solve(g, 0, chase=2)
+    assert (r.distances[-3:] == INF).all()  # the island
+    assert r.counters["vertices_expanded"] >= int(np.count_nonzero(r.distances != INF))
+
+
+def test_all_zero_weights():
+    g = grid(8)
+    g = CSRGraph.from_arcs(g.num_vertices, g.arc_sources(), g.indices, np.zeros(g.num_arcs, np.int64),
+                           name="zero grid")
+    r = solve(g, 5)
+    assert (r.distances == 0).all()
+
+
+def test_weights_near_the_int32_limit():
+    """Sums of int32 weights pass 2^31 after two arcs: distances must stay exact int64."""
+    big = np.iinfo(np.int32).max - 3
+    g = path(30, weight=big)
+    r = solve(g, 0)
+    assert r.distances[-1] == 29 * big
+    g = random_digraph(150, 600, max_weight=100, seed=8)
+    heavy = CSRGraph.from_arcs(g.num_vertices, g.arc_sources(), g.indices,
+                               big - g.weights.astype(np.int64), name="heavy random")
+    solve(heavy, 0)
+    solve(heavy, 3, lookahead=1, chase=0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_graphs(seed):
+    g = random_digraph(200, 900, max_weight=1000, seed=seed)
+    solve(g, seed)
+
+
+@pytest.mark.parametrize("stage", [0, 2])
+def test_stage_overflow_pushes_directly(stage):
+    """A stage of 2 cells makes most pushes take the direct path, none staged all of them."""
+    g = grid(10)
+    r = solve(g, 0, chase=0, stage=stage)
+    assert r.counters["direct_pushes"] > 0
+    if stage == 0:
+        assert r.counters["direct_pushes"] == r.counters["vertices_pushed"]
+
+
+def test_queues_are_left_empty_for_the_next_solve():
+    g = random_digraph(120, 500, max_weight=30, seed=9)
+    spec = get_solver("frontier")
+    prepared = spec.prepare(g, **SMALL)
+    for source in (0, 1, 2, 0):
+        result = prepared.solve(source, count=source == 1)
+        verify.check(g, source, result.distances, solver="frontier")
+    assert not prepared.queues.copy_to_host().any()
+
+
+def test_through_the_harness():
+    g = road_grid(9, 9, keep=0.8, max_weight=100, seed=2)
+    sources = [int(s) for s in draw_sources(g, 2, 7)]
+    digests = [verify.digest(verify.reference_distances(g, s)) for s in sources]
+    table = measure(g, RunSpec("frontier@threads_per_block=16,chunk=16", sources, digests,
+                               trials=1, warmup=1), log=lambda m: None)
+    assert (table["status"] == "ok").all()
+    assert {"vertices_popped", "arcs_relaxed", "claims", "grid_syncs"} <= set(table.columns)
+
+
+@pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
+                                 {"threads_per_block": 1024}, {"c": 0}, {"chase": -1}])
+def test_bad_parameters(bad):
+    with pytest.raises(InputError):
+        get_solver("frontier").prepare(path(3), **{**SMALL, **bad})
