@@ -17,6 +17,7 @@ else:
     PY = sys.executable  # the interpreter running snakemake, so rules see the same packages
 RES = config["results"]
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
+CLAIMS = os.path.join(os.path.dirname(config["report"]) or ".", "claims.csv")  # beside the report
 # The config the report names: the last --configfile given, else the embedded default. (snakemake
 # lists --configfile files first and appends the Snakefile's own configfile after them, so
 # workflow.configfiles[-1] would always be the default even when a user config overrides it.)

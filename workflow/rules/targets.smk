@@ -8,6 +8,7 @@ rule compare_target:
                      caption="../report/target_table.rst"),
         figure=report(f"{RES}/figures/{{target}}.png", category="{target}",
                       caption="../report/target_figure.rst"),
+        claims=f"{RES}/targets/{{target}}.claims.csv",
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
@@ -15,7 +16,7 @@ rule compare_target:
     shell:
         "{PY} -m graphrepro compare {wildcards.target} --runs {input.runs} "
         "--sources {input.sources} --benchmarks {input.benchmarks} --output {output.table} "
-        "--figure {output.figure} 2> {log}"
+        "--figure {output.figure} --claims {output.claims} 2> {log}"
 
 
 # an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.
