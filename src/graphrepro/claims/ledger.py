@@ -100,18 +100,24 @@ def _round(v):
 
 def fill_verdicts(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """A target table's ``verdict`` column, taken from the ledger by the row's ``claim_id``
-    (rows that stand for no claim get none). No target writes a verdict of its own."""
+    (rows that stand for no claim get none; a row standing for several, "a; b", gets their
+    verdicts in that order, "; "-separated). No target writes a verdict of its own."""
     if "claim_id" not in table.columns:
         return table
     by_id = dict(zip(rows["claim_id"], rows["verdict"]))
-    ids = table["claim_id"].fillna("").astype(str)
-    unknown = sorted({c for c in ids if c and c not in by_id})
+    ids = [split_ids(c) for c in table["claim_id"].fillna("").astype(str)]
+    unknown = sorted({c for cs in ids for c in cs if c not in by_id})
     if unknown:
         raise InputError(f"table rows name claims the ledger does not have: {unknown}")
     table = table.drop(columns=[c for c in ("verdict",) if c in table.columns])
     table.insert(list(table.columns).index("claim_id") + 1, "verdict",
-                 [by_id.get(c, "") for c in ids])
+                 ["; ".join(by_id[c] for c in cs) for cs in ids])
     return table
+
+
+def split_ids(cell: str) -> list[str]:
+    """The claim ids of one table cell ("a; b")."""
+    return [c.strip() for c in str(cell).split(";") if c.strip()]
 
 
 def claims_path(table_path: Path) -> Path:

@@ -10,15 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Bootstrap, Exact, Fit, Sweep, Untestable
-from ..claims.runs import (
-    across,
-    data_of,
-    graph_for,
-    missing,
-    per_source,
-    ratio,
-    units_of,
-)
+from ..claims.runs import across, data_of, graph_for, missing, per_source, ratio, units_of
 from ..harness.sources import degenerate_minimum
 
 PERSISTENT = "lbr_persistent"
