@@ -24,9 +24,6 @@ EXPERIMENTS = ROOT / "src" / "graphrepro" / "experiments"
 # then, and the tests below hold them to the shared rule too.
 EXEMPT_MODULES = {"gerritsen2012_mst.py", "gerritsen2012_sssp.py"}
 EXEMPT_DOCUMENTS = {"gerritsen2012"}
-# Moved to the ledger later in this branch (issue 18): the test holds them once they are.
-EXEMPT_MODULES |= {"baselines.py"}
-EXEMPT_TARGETS = {"bench_cpu"}
 
 
 def claim(kind="magnitude", published="3.36", low="", high="", null="", untestable=""):
@@ -150,8 +147,7 @@ def test_every_reference_table_takes_its_verdicts_from_the_ledger():
     by_id = dict(zip(ledger["claim_id"], ledger["verdict"]))
     for t in all_targets():
         path = REFERENCE / "targets" / f"{t.name}.csv"
-        if (not t.ready or t.document in EXEMPT_DOCUMENTS or t.name in EXEMPT_TARGETS
-                or not path.is_file()):
+        if not t.ready or t.document in EXEMPT_DOCUMENTS or not path.is_file():
             continue
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
         if "verdict" not in table:

@@ -331,3 +331,14 @@ def _same_graph(stats, a, b) -> bool:
         return True
     sa, sb = stats.get(a) or {}, stats.get(b) or {}
     return bool(sa.get("digests")) and sa.get("digests") == sb.get("digests")
+
+
+# --- the CPU baselines (bench_cpu) ------------------------------------------------------------
+
+def evidence_bench_cpu(claims, runs, stats) -> dict:
+    """BGL's time on CalNev: shown beside the paper's 588 ms, not judged (another CPU)."""
+    g = graph_for(stats, "CalNev", _graphs(runs, stats))
+    bgl = per_source(runs, g, "bgl_dijkstra") if g else pd.Series(dtype=float)
+    return {"cn.bgl_time": Untestable(reason="hardware", ours=bgl.mean() if len(bgl) else None,
+                                      n=units_of(runs, g, "bgl_dijkstra") if g else "",
+                                      data=data_of(stats, [g]) if g else "")}
