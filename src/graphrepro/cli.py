@@ -511,12 +511,17 @@ def cmd_retabulate(args) -> int:
         graphs = [g for g in settings.get("graphs") or []
                   if (root / "sources" / f"{g}.json").is_file()]
         runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        also = {g: rs for g, rs in (settings.get("also") or {}).items()
+                if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
+        runs += [p for g, rs in also.items() for r in rs
+                 if (p := root / "runs" / g / f"{r}.csv").is_file()]
         if not graphs and not (target.benchmarks and not settings.get("graphs")):
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
         benchmarks = [p for b in target.benchmarks
                       if (p := root / "benchmarks" / f"{b}.csv").is_file()]
-        build_target_table(name, runs, [root / "sources" / f"{g}.json" for g in graphs],
+        build_target_table(name, runs, [root / "sources" / f"{g}.json"
+                                        for g in graphs + [g for g in also if g not in graphs]],
                            root / "targets" / f"{name}.csv",
                            figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks)
         print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)

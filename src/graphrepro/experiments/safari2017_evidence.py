@@ -305,7 +305,7 @@ def evidence_calnev(claims, runs, stats) -> dict:
     graphs = _graphs(runs, stats)
     g = graph_for(stats, "CalNev", graphs) or (graphs[0] if graphs else None)
     near_far = next((h for h in graphs if len(per_source(runs, h, "nearfar"))
-                     and _same_graph(stats, g, h)), g)
+                     and same_graph(stats, g, h)), g)
     out = {"cn.vs_bgl": ratio(runs, stats, g, "lbr", "bgl_dijkstra") if g else
            Untestable(reason="not in this config")}
     if g is None or missing(runs, near_far, "nearfar") or missing(runs, g, "lbr"):
@@ -316,7 +316,7 @@ def evidence_calnev(claims, runs, stats) -> dict:
         both = a.index.intersection(b.index)
         out["cn.vs_davidson"] = Bootstrap(
             groups=[np.column_stack([a[both], b[both]])], statistic=lambda gs: gs[0][:, 0].mean() / gs[0][:, 1].mean(),
-            n=units_of(runs, g, "lbr"), data=data_of(stats, {g, near_far}),
+            n=units_of(runs, g, "lbr"), data=data_of(stats, [g, near_far]),
             detail=f"near-far {a.mean():.4g} ms on {near_far}, LBR {b.mean():.4g} ms on {g}")
     lbr = per_source(runs, g, "lbr") if g else pd.Series(dtype=float)
     out["cn.times"] = Untestable(reason="hardware", ours=lbr.mean() / 1e3 if len(lbr) else None)
@@ -324,7 +324,7 @@ def evidence_calnev(claims, runs, stats) -> dict:
     return out
 
 
-def _same_graph(stats, a, b) -> bool:
+def same_graph(stats, a, b) -> bool:
     """Two config names for one graph (calnev and senthilkumar's roadnet_cal): the same sources
     and reference digests."""
     if a == b:
