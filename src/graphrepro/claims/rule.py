@@ -111,6 +111,7 @@ class Estimate:
     interval: str  # how the interval was made, in words
     replicates: np.ndarray | None = None  # best parameter: the argmin of every resample
     parts_estimates: dict | None = None  # Across: each part's own estimate, by label
+    exact: bool = False  # counted: a value outside the band is a counterexample, not noise
 
 
 @dataclass
@@ -180,7 +181,8 @@ class Spread(Evidence):
 @dataclass
 class Exact(Evidence):
     """A counted quantity (launches, round trips, statements, vertices): no sampling error. Its
-    interval is the range of the counts over the runs, ``ours`` their median."""
+    interval is the range of the counts over the runs, ``ours`` their median; a range that
+    crosses the band's edge is not reproduced (a counterexample), never inconclusive."""
 
     values: Sequence[float] = ()
     what: str = "runs"
@@ -189,7 +191,7 @@ class Exact(Evidence):
         v = np.asarray(self.values, dtype=float)
         v = v[np.isfinite(v)]
         text = "counted" if v.min() == v.max() else f"counted; range over {len(v)} {self.what}"
-        return Estimate(float(np.median(v)), float(v.min()), float(v.max()), text)
+        return Estimate(float(np.median(v)), float(v.min()), float(v.max()), text, exact=True)
 
 
 @dataclass
@@ -360,6 +362,8 @@ def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[
             return "direction only", f"is {side} the published {{band}}, on its side of {_fmt(null)}"
         return "not reproduced", f"is {side} the published {{band}}"
     edge = band.low if est.low < band.low <= est.high else band.high
+    if est.exact:  # counts have no noise: a run past the edge breaks the claim
+        return "not reproduced", f"crosses the published {{band}} at {_fmt(edge)} (counted)"
     return "inconclusive", f"straddles the published {{band}} at {_fmt(edge)}"
 
 
