@@ -72,8 +72,11 @@ def evidence_table1(claims, runs, stats) -> dict:
             cell = pub[(pub["row"] == claim["subject"]) & (pub["column"] == column)]
             if not len(cell) and column == "mean_outdegree":
                 cell = pub[(pub["row"] == "all graphs") & (pub["column"] == column)]
-            if len(cell) and not _table1_value_matches(column, cell["value"].iloc[0], st[column]):
-                off.append(f"{label} {float(st[column]):.4g} vs {cell['value'].iloc[0]}")
+            value = cell["value"].iloc[0] if len(cell) else None
+            if value is not None and not _table1_value_matches(column, value, st[column]):
+                off.append(f"{label} {st[column]:,} vs {int(float(value)):,}"
+                           if isinstance(st[column], int) else
+                           f"{label} {float(st[column]):.4g} vs {value}")
         out[claim["claim_id"]] = Exact(values=[len(off)], n="the whole graph",
                                        data=data_of(stats, [graph]),
                                        detail="; ".join(off) or "every statistic as printed")

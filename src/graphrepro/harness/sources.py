@@ -37,11 +37,13 @@ def draw_sources(graph: CSRGraph, count: int, seed: int) -> np.ndarray:
 
     The documents' "random sources" are read as random non-trivial ones: a vertex with no
     out-arc, or one outside the largest component, makes a run that reaches a few vertices.
-    On a strongly connected graph the draw is what it was before components were considered.
+    On a strongly connected graph, or one without a cycle (every component a single vertex),
+    the draw is what it was before components were considered.
     """
     candidates = np.flatnonzero(graph.out_degrees() > 0)
-    if len(candidates):
-        candidates = np.intersect1d(candidates, largest_component(graph))
+    component = largest_component(graph) if len(candidates) else candidates
+    if len(component) > 1:  # a graph with no cycle has no component worth the name
+        candidates = np.intersect1d(candidates, component)
     if len(candidates) == 0:
         candidates = np.arange(graph.num_vertices)
     rng = np.random.default_rng(seed)
