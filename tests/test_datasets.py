@@ -319,11 +319,17 @@ def test_table1_compares_real_rows_and_labels_standins():
                     "origin": {"kind": "stand-in", "generator": "road_like", "seed": 7,
                                "scale": 0.001, "reason": "offline", "document_name": "Western"}},
     }
+    from graphrepro.claims import fill_verdicts, judge_target
+
     t = get_target("safari2017_table1")
-    table = t.compare(pd.DataFrame(), stats, published("safari2017")).set_index("graph")
-    assert table.loc["ny", "verdict"].startswith("differs: mean outdegree")  # 2.78, caption says 2
-    assert "vertices 1,090,920 vs 1,090,903" in table.loc["roadnet_pa", "verdict"]
-    assert table.loc["western", "verdict"].startswith("stand-in")
+    rows = judge_target(t, pd.DataFrame(), stats)
+    table = fill_verdicts(t.compare(pd.DataFrame(), stats, published("safari2017")), rows)
+    table, ledger = table.set_index("graph"), rows.set_index("claim_id")
+    assert table.loc["ny", "verdict"] == "not reproduced"
+    assert "mean outdegree 2.776 vs 2" in ledger.loc["t1.ny", "reason"]  # the caption says 2
+    assert "vertices 1,090,920 vs 1,090,903" in ledger.loc["t1.pa", "reason"]
+    assert table.loc["western", "verdict"] == "not testable here"
+    assert ledger.loc["t1.western", "reason"].startswith("data: a stand-in")
     assert table.loc["western", "data"].startswith("STAND-IN (scale 0.001 road_like, seed 7)")
     assert table.loc["ny", "data"].startswith("real: http://x/NY.gr.gz")
     assert table.loc["ny", "published vertices"] == "264346"

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from graphrepro import gpu, verify
+from graphrepro.claims import fill_verdicts, judge_target
 from graphrepro.documents import DOCUMENTS
-from graphrepro.experiments import all_targets, published
-from graphrepro.experiments.safari2017 import compare_fig3, compare_table2
+from graphrepro.experiments import all_targets, get_target, published
 from graphrepro.graph import degree_stats
 from graphrepro.graph.generate import road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure, provenance
@@ -60,6 +60,21 @@ def not_run_runs(grid):
         return run(grid, "harish")
 
 
+def judged(name, runs, stats):
+    """A safari2017 table as the compare step writes it: its verdicts from the claims ledger."""
+    t = get_target(name)
+    return fill_verdicts(t.compare(runs, stats, published("safari2017")),
+                         judge_target(t, runs, stats))
+
+
+def compare_table2(runs, stats, _published):
+    return judged("safari2017_table2", runs, stats)
+
+
+def compare_fig3(runs, stats, _published):
+    return judged("safari2017_fig3", runs, stats)
+
+
 def verdicts(table, method):
     rows = table[table["method"] == method]
     return dict(zip(rows["criterion"], rows["verdict"]))
@@ -70,11 +85,11 @@ def verdicts(table, method):
 def test_table2_harish_claims_hold_except_space(harish_runs, stats):
     table = compare_table2(harish_runs, stats, published("safari2017"))
     harish = verdicts(table, HARISH)
-    assert harish[LAUNCHES] == "holds"
-    assert harish[TRIPS] == "holds"
-    assert harish[ATOMICS] == "holds"
+    assert harish[LAUNCHES] == "reproduced"
+    assert harish[TRIPS] == "reproduced"
+    assert harish[ATOMICS] == "reproduced"
     # int64 distances (d and up) take 4 words per vertex where the paper's 32-bit ones take 2
-    assert harish[SPACE] == "differs"
+    assert harish[SPACE] == "not reproduced"
     row = table[(table["method"] == HARISH) & (table["criterion"] == SPACE)].iloc[0]
     assert row["published"] == "4V+2A" and "64-bit" in row["note"]
     launches = table[(table["method"] == HARISH) & (table["criterion"] == LAUNCHES)].iloc[0]
@@ -85,13 +100,14 @@ def test_table2_without_lbr_runs_says_so_and_other_methods_not_implemented(haris
     table = compare_table2(harish_runs, stats, published("safari2017"))
     lbr = table[table["method"] == LBR]
     assert len(lbr) == 5
-    assert set(lbr["verdict"]) == {"not run"}
+    assert set(lbr["verdict"]) == {"not testable here"}
     assert set(lbr["ours"]) == {"not in this config"}
     others = table[~table["method"].isin([HARISH, LBR]) & (table["where"] == "Table 2")]
     # Chaibou, two Singh, Busato, Ortega: one compact row each, all five published values in it
     assert len(others) == 5
     assert all(row.count(";") == 4 for row in others["published"])
-    assert set(others["verdict"]) == {"not implemented in this study"}
+    assert set(others["verdict"]) == {"not testable here"}
+    assert set(others["note"]) == {"not implemented in this study"}
     # Ours only: measured counters Table 2 argues with but prints no number for, and the
     # persistent variant's rows
     assert set(table[table["where"] != "Table 2"]["method"]) == {
@@ -103,8 +119,8 @@ def test_table2_without_cuda_says_not_run(not_run_runs, stats):
     table = compare_table2(not_run_runs, stats, published("safari2017"))
     harish = table[table["method"] == HARISH]
     assert set(harish["ours"]) == {"not run: no CUDA device"}
-    assert set(harish["verdict"]) == {"not run"}
-    assert set(table[table["method"] == LBR]["verdict"]) == {"not run"}
+    assert set(harish["verdict"]) == {"not testable here", ""}  # "-": the speedup row, no claim
+    assert set(table[table["method"] == LBR]["verdict"]) == {"not testable here"}
 
 
 def test_table2_space_holds_for_32_bit_state_and_flags_launches_that_vary(harish_runs, stats):
@@ -115,8 +131,8 @@ def test_table2_space_holds_for_32_bit_state_and_flags_launches_that_vary(harish
     runs["device_bytes"] = 4 * (4 * v + 2 * a)
     runs.loc[runs.index[0], "kernel_launches"] += 1
     harish = verdicts(compare_table2(runs, stats, published("safari2017")), HARISH)
-    assert harish[SPACE] == "holds"
-    assert harish[LAUNCHES] == "differs"
+    assert harish[SPACE] == "reproduced"
+    assert harish[LAUNCHES] == "not reproduced"  # a count past the band is a counterexample
 
 
 # --- Figure 3 ----------------------------------------------------------------------------------
@@ -130,7 +146,7 @@ def test_fig3_puts_harish_beside_dijkstra(grid, harish_runs, stats):
     assert row["sources"] == 2
     assert row["Harish (ms)"] > 0 and row["Dijkstra CPU (ms)"] > 0
     assert row["Harish iterations"] >= 1
-    assert row["verdict"] == "not run: not in this config"  # the claim is LBR's speedup
+    assert row["verdict"] == ""  # a graph the paper does not name stands for no claim
 
 
 def test_fig3_without_cuda_says_not_run(grid, not_run_runs, stats):
@@ -230,9 +246,10 @@ def test_report_shows_the_table_verdicts_and_the_embedded_figure(tmp_path, resul
     html = out.read_text()
     [table2] = html_tables(section(html, "safari2017_table2"))
     harish = {r["criterion"]: r["verdict"] for r in table2 if r["method"] == HARISH}
-    assert harish[LAUNCHES] == harish[TRIPS] == harish[ATOMICS] == "holds"
-    assert harish[SPACE] == "differs"
-    assert re.search(r'<td class="verdict holds">holds</td>', section(html, "safari2017_table2"))
+    assert harish[LAUNCHES] == harish[TRIPS] == harish[ATOMICS] == "reproduced"
+    assert harish[SPACE] == "not reproduced"
+    assert re.search(r'<td class="verdict holds">reproduced</td>',
+                     section(html, "safari2017_table2"))
     fig3 = section(html, "safari2017_fig3")
     assert "data:image/png;base64," + base64.b64encode(PNG).decode() in fig3
     assert "Not built yet" not in fig3

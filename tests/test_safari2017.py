@@ -7,18 +7,19 @@ import sys
 
 from gpu_cases import solve_checked, with_zero_weights_and_an_island
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from graphrepro import verify
+from graphrepro.claims import fill_verdicts, judge_target, summary
 from graphrepro.errors import InputError
-from graphrepro.experiments import published
-from graphrepro.experiments.safari2017 import (compare_calnev, compare_fig3, compare_fig4,
-                                               compare_table2, summary_fig3, summary_fig4)
+from graphrepro.experiments import get_target, published
 from graphrepro.graph import degree_stats
 from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure
+from graphrepro.harness.sources import degenerate_minimum
 from graphrepro.solvers import resolve
 
 PAPER = published("safari2017")
@@ -129,54 +130,106 @@ def test_runs_name_their_variant(runs):
     assert "calibration_iterations" in json.loads(lbr["params"].iloc[0])
 
 
+def table(name, runs, stats):
+    """A target's table as the compare step writes it: verdicts from the ledger."""
+    rows = judge_target(get_target(name), runs, stats)
+    compare = get_target(name).compare
+    return fill_verdicts(compare(runs, stats, PAPER), rows), rows
+
+
 def test_table2_lbr_rows_come_from_its_counters(runs, stats):
-    table = compare_table2(runs, stats, PAPER)
-    lbr = table[(table["method"] == "Proposed Algorithm") & (table["where"] == "Table 2")]
+    t, rows = table("safari2017_table2", runs, stats)
+    lbr = t[(t["method"] == "Proposed Algorithm") & (t["where"] == "Table 2")]
     got = dict(zip(lbr["criterion"], zip(lbr["ours"], lbr["verdict"])))
-    assert got["# of kernel launches (per host iteration)"] == ("1", "holds")
-    assert got["# of atomic statements"] == ("1", "holds")
+    assert got["# of kernel launches (per host iteration)"] == ("1", "reproduced")
+    assert got["# of atomic statements"] == ("1", "reproduced")
     trips, verdict = got["CPU-GPU communication (# per host iteration)"]
-    assert float(trips.split("-")[-1]) < 1 and verdict == "holds"  # N blind launches: no trip
-    assert got["Speed up over Harish"][1] in ("holds", "differs")
-    persistent = dict(zip(*[table[table["method"] == PERSISTENT_ROW][c]
-                            for c in ("criterion", "ours")]))
+    assert float(trips.split("-")[-1]) < 1 and verdict == "reproduced"  # N blind launches
+    persistent = dict(zip(*[t[t["method"] == PERSISTENT_ROW][c] for c in ("criterion", "ours")]))
     assert persistent["CPU-GPU communication (# per host iteration)"] == "0"
-    measured = table[table["verdict"] == "measured (no published value)"]
+    measured = t[t["note"].str.startswith("measured (no published value)")]
     assert {"atomic operations executed per solve (median)"} <= set(measured["criterion"])
+    assert set(measured["verdict"]) == {""}  # no claim, no verdict
+    assert set(t[t["method"].str.startswith("Chaibou")]["verdict"]) == {"not testable here"}
+    assert set(rows["verdict"]) <= {"reproduced", "direction only", "not reproduced",
+                                    "inconclusive", "not testable here"}
 
 
 def test_fig3_has_speedups_and_why(runs, stats):
-    table = compare_fig3(runs, stats, PAPER)
-    row = table.iloc[0]
+    t, rows = table("safari2017_fig3", runs, stats)
+    row = t.iloc[0]
     assert row["stands for"] == "CalNev" and row["published speedup"] == 3.36
     assert row["speedup LBR / Harish"] > 0 and row["speedup persistent / Harish"] > 0
     assert row["LBR host round trips"] < row["Harish iterations"] + 1
     assert row["persistent us/round"] > 0
-    assert row["verdict"].split(" ")[0] in ("holds", "differs")
-    assert "3.36x" in summary_fig3(table.astype(str))
+    ledger = rows.set_index("claim_id")
+    assert row["claim_id"] == "f3.calnev" and row["verdict"] == ledger.loc["f3.calnev", "verdict"]
+    # the speedup is the mean over sources, as the paper averages over its sources
+    assert float(ledger.loc["f3.calnev", "ours"]) == pytest.approx(row["speedup LBR / Harish"],
+                                                                   rel=1e-3)
+    assert ledger.loc["f3.times", "verdict"] == "not testable here"
+    assert "3.355-3.365" in summary(rows.astype(str))
 
 
-def test_fig4_finds_the_best_depth_per_vertices_per_thread(grid, stats):
+def test_fig4_judges_depth_and_vertices_per_thread_in_the_ledger(grid, stats):
     variants = ["harish", "lbr@k=1,t=1", "lbr@k=4,t=1", "lbr@k=1,t=2", "lbr@k=4,t=2"]
-    runs = pd.concat([run(grid, v, sources=1) for v in variants], ignore_index=True)
-    table = compare_fig4(runs, stats, PAPER)
-    assert list(table["vertices per thread t"]) == [1, 2] and set(table["solver"]) == {"lbr"}
-    assert set(table["best k"]) <= {1, 4}
-    assert table["k=1 (ms)"].notna().all() and table["k=3 (ms)"].isna().all()
-    for verdict in table["verdict"]:
-        assert verdict.split(":")[0] in ("holds", "differs") and "paper k = 4" in verdict
-    assert "t = 2 best at k = 4" in table["verdict"].iloc[1]
-    assert "Best k" in summary_fig4(table.astype(str).replace("nan", ""))
+    runs = pd.concat([run(grid, v, sources=2) for v in variants], ignore_index=True)
+    t, rows = table("safari2017_fig4", runs, stats)
+    assert list(t["vertices per thread t"]) == [1, 2] and set(t["solver"]) == {"lbr"}
+    assert set(t["best k"]) <= {1, 4}
+    assert t["k=1 (ms)"].notna().all() and t["k=3 (ms)"].isna().all()
+    assert list(t["claim_id"]) == ["f4.t2_over_t1", "f4.best_k"]
+    ledger = rows.set_index("claim_id")
+    # defect 4: a best-k verdict follows the argmin it prints, never against it
+    best = ledger.loc["f4.best_k"]
+    assert best["verdict"] in ("reproduced", "not reproduced", "inconclusive")
+    assert best["reason"].startswith(f"best {int(float(best['ours']))}")
+    assert ledger.loc["f4.t_more", "verdict"] == "not testable here"  # no t > 2 in this sweep
 
 
 def test_calnev_lists_every_published_system(runs, stats):
-    table = compare_calnev(runs, stats, PAPER)
-    systems = set(table["system"])
+    t, _ = table("safari2017_calnev", runs, stats)
+    systems = set(t["system"])
     assert {"LBR (GeForce GT 630)", "Boost Graph Library [24]", "H-BF [5] (GTX 780)"} <= systems
-    lbr = table[table["system"] == "LBR (GeForce GT 630)"].iloc[0]
-    assert lbr["published (ms)"] == 3500 and lbr["verdict"] == "measured"
-    assert set(table[table["our run"] == ""]["verdict"]) == {"not implemented in this study"}
+    lbr = t[t["system"] == "LBR (GeForce GT 630)"].iloc[0]
+    assert lbr["published (ms)"] == 3500 and lbr["verdict"] == "not testable here"
+    assert set(t[t["our run"] == ""]["verdict"]) == {"not testable here"}
+    # defect 6: Davidson et al.'s method is the near-far pile, which we have
+    davidson = t[t["system"] == "Davidson et al. [8] (GTX 680)"].iloc[0]
+    assert davidson["our run"] == "nearfar" and davidson["claim_id"] == "cn.vs_davidson"
     assert "ours: lbr_persistent" in systems
+
+
+def test_sources_come_from_the_largest_strongly_connected_component():
+    # defect 1: a road graph with a 2-vertex island; no source may land on it
+    big = road_grid(6, 6, keep=1.0, max_weight=5, seed=1, name="g")
+    n = big.num_vertices
+    src = np.repeat(np.arange(n), np.diff(big.indptr))
+    island = [(n, n + 1), (n + 1, n)]
+    g = CSRGraph.from_arcs(n + 2, np.r_[src, [a for a, _ in island]],
+                           np.r_[big.indices, [b for _, b in island]],
+                           np.r_[big.weights, [1, 1]], name="g+island")
+    picked = draw_sources(g, n + 2, seed=0)
+    assert len(picked) == n and set(picked) == set(range(n))
+    # on a strongly connected graph the draw is the one before components were considered
+    rng = np.random.default_rng(5)
+    assert list(draw_sources(big, 4, seed=5)) == list(rng.choice(np.arange(n), 4, replace=False))
+
+
+def test_calibration_refuses_a_degenerate_minimum(tmp_path, runs):
+    harish = runs[runs["solver"] == "harish"].copy()
+    first = harish["source"].iloc[0]
+    harish.loc[harish["source"] == first, "iterations"] = 1  # a source that reaches 2 vertices
+    harish = pd.concat([harish] + [harish[harish["source"] != first].assign(source=-i)
+                                   for i in range(1, 4)])
+    path = tmp_path / "harish.csv"
+    harish.to_csv(path, index=False)
+    done = subprocess.run([sys.executable, "-m", "graphrepro", "calibrate", str(path), "--output",
+                           str(tmp_path / "cal.json")], check=False, capture_output=True,
+                          text=True)
+    assert done.returncode != 0 and "degenerate minimum" in done.stderr
+    assert not (tmp_path / "cal.json").exists()
+    assert degenerate_minimum({1: 3659, 2: 5, 3: 3500}) and not degenerate_minimum({1: 908, 2: 1410})
 
 
 def test_calibrate_cli_takes_the_minimum_iterations(tmp_path, runs):
@@ -200,12 +253,3 @@ def test_persistent_worklist_overflowing_the_shared_stage_stays_exact(monkeypatc
     graph = GRAPHS["random"]()
     for source in draw_sources(graph, 2, seed=12):
         solve(graph, "lbr_persistent@k=1,t=1", int(source))
-
-
-def test_table2_summary_names_the_measured_counters(runs, stats):
-    from graphrepro.experiments.safari2017 import summary_table2
-
-    table = compare_table2(runs, stats, PAPER).astype(str)
-    text = summary_table2(table)
-    assert "Harish et al. 2 launches" in text and "one launch" in text
-    assert "untested" in summary_table2(table.assign(ours="not run: no CUDA device"))

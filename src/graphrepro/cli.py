@@ -428,10 +428,14 @@ def cmd_calibrate(args) -> int:
     import pandas as pd
 
     from .harness.files import read_run_table
+    from .harness.sources import degenerate_minimum
 
     runs = read_run_table(args.runs)
     ok = runs[runs["status"] == "ok"]
     per_source = ok.groupby("source")["iterations"].min() if len(ok) else pd.Series(dtype=int)
+    why = degenerate_minimum(per_source.to_dict())
+    if why:
+        raise InputError(f"{args.runs}: no calibration from a degenerate minimum: {why}")
     record = {"graph": str(runs["graph"].iloc[0]) if len(runs) else None,
               "solver": str(runs["solver"].iloc[0]) if len(runs) else None,
               "min_iterations": int(per_source.min()) if len(per_source) else None,
@@ -478,7 +482,8 @@ def cmd_compare(args) -> int:
 
     table = build_target_table(args.target, args.runs, args.sources, Path(args.output),
                                figure=Path(args.figure) if args.figure else None,
-                               benchmark_paths=args.benchmarks)
+                               benchmark_paths=args.benchmarks,
+                               claims=Path(args.claims) if args.claims else None)
     if get_target(args.target).prints:  # a benchmark: show the numbers where snakemake runs
         import pandas as pd
 
@@ -521,15 +526,51 @@ def cmd_retabulate(args) -> int:
         graphs = [g for g in settings.get("graphs") or []
                   if (root / "sources" / f"{g}.json").is_file()]
         runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        also = {g: rs for g, rs in (settings.get("also") or {}).items()
+                if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
+        runs += [p for g, rs in also.items() for r in rs
+                 if (p := root / "runs" / g / f"{r}.csv").is_file()]
         if not graphs and not (target.benchmarks and not settings.get("graphs")):
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
         benchmarks = [p for b in target.benchmarks
                       if (p := root / "benchmarks" / f"{b}.csv").is_file()]
-        build_target_table(name, runs, [root / "sources" / f"{g}.json" for g in graphs],
+        build_target_table(name, runs, [root / "sources" / f"{g}.json"
+                                        for g in graphs + [g for g in also if g not in graphs]],
                            root / "targets" / f"{name}.csv",
                            figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks)
         print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
+    from .claims import collect
+
+    ledger = collect(root)
+    _atomic_write_csv(ledger, root / "claims.csv")
+    print(f"{root / 'claims.csv'}: {len(ledger)} claims", file=sys.stderr)
+    return 0
+
+
+def cmd_claims(args) -> int:
+    """The ledger of a results directory, filtered, printed, and written with --output."""
+    import pandas as pd
+
+    from .claims import VERDICTS, collect
+
+    if args.verdict and args.verdict not in VERDICTS:
+        raise InputError(f"--verdict {args.verdict!r}: one of {', '.join(VERDICTS)}")
+    ledger = collect(Path(args.results))
+    if args.document:
+        if args.document not in set(ledger["document"]):
+            raise InputError(f"--document {args.document!r}: no claims; documents with claims: "
+                             f"{', '.join(pd.unique(ledger['document']))}")
+        ledger = ledger[ledger["document"] == args.document]
+    if args.verdict:
+        ledger = ledger[ledger["verdict"] == args.verdict]
+    if args.output:
+        _atomic_write_csv(ledger, args.output)
+    shown = ledger[["document", "where", "claim", "published", "ours", "ours_low", "ours_high",
+                    "unit", "verdict", "reason"]]
+    with pd.option_context("display.width", 250, "display.max_columns", None,
+                           "display.max_colwidth", 60, "display.max_rows", None):
+        print(shown.to_string(index=False) if len(shown) else "no claims")
     return 0
 
 
@@ -537,7 +578,8 @@ def cmd_report(args) -> int:
     from .report.build import build_report
 
     build_report(Path(args.results), Path(args.output), reference=Path(args.reference),
-                 config_path=Path(args.config) if args.config else None)
+                 config_path=Path(args.config) if args.config else None,
+                 claims=Path(args.claims) if args.claims else None)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -867,6 +909,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--figure", help="also draw the target's figure (PNG)")
     sp.add_argument("--benchmarks", nargs="*", default=[],
                     help="benchmark tables the target reads besides the runs (e.g. transfers)")
+    sp.add_argument("--claims", help="where the target's ledger rows go (default: beside --output, "
+                                     "NAME.claims.csv)")
     sp.set_defaults(func=cmd_compare)
 
     sp = sub.add_parser("report", help="write the HTML report from the target tables")
@@ -874,7 +918,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reference", default="reports/reference")
     sp.add_argument("--config", help="the config the results came from (shown in the report)")
     sp.add_argument("--output", default="reports/index.html")
+    sp.add_argument("--claims", help="this run's claims ledger (written by `claims --output`)")
     sp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("claims", help="the claims ledger: every published claim, ours with its "
+                                       "interval, and the verdict of the one rule")
+    sp.add_argument("--results", default="results",
+                    help="a results directory whose targets/*.claims.csv the compare steps wrote")
+    sp.add_argument("--document", help="only this document's claims (short name)")
+    sp.add_argument("--verdict", help="only claims with this verdict (e.g. 'not reproduced')")
+    sp.add_argument("--output", help="write the ledger as CSV here (besides printing it)")
+    sp.set_defaults(func=cmd_claims)
 
     sp = sub.add_parser("retabulate", help="rebuild target tables and figures from the run tables "
                                            "under a results directory (e.g. reports/reference)")

@@ -19,6 +19,7 @@ else:
     PY = [sys.executable]  # the interpreter running snakemake, so rules see the same packages
 RES = config["results"]
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
+CLAIMS = os.path.join(os.path.dirname(config["report"]) or ".", "claims.csv")  # beside the report
 # The config the report names: the last --configfile given, else the embedded default. (snakemake
 # lists --configfile files first and appends the Snakefile's own configfile after them, so
 # workflow.configfiles[-1] would always be the default even when a user config overrides it.)
@@ -42,12 +43,19 @@ def target_graphs(name):
     return config["targets"][name].get("graphs") or []
 
 
+def target_also(name):
+    """{graph: [run ids]} a target reads besides its own graphs' runs (config key `also`)."""
+    return config["targets"][name].get("also") or {}
+
+
 def target_runs(name):
-    return [f"{RES}/runs/{g}/{r}.csv" for g in target_graphs(name) for r in target_run_ids(name)]
+    return ([f"{RES}/runs/{g}/{r}.csv" for g in target_graphs(name) for r in target_run_ids(name)]
+            + [f"{RES}/runs/{g}/{r}.csv" for g, rs in target_also(name).items() for r in rs])
 
 
 def target_sources(name):
-    return [f"{RES}/sources/{g}.json" for g in target_graphs(name)]
+    graphs = target_graphs(name) + [g for g in target_also(name) if g not in target_graphs(name)]
+    return [f"{RES}/sources/{g}.json" for g in graphs]
 
 
 def graph_config(name):
@@ -93,5 +101,8 @@ for _name in config["targets"]:
     get_target(_name)  # an unknown target, solver or parameter fails here, before anything runs
     for _run in target_run_ids(_name):
         resolve(_run)
-    for _g in target_graphs(_name):
+    for _g in target_graphs(_name) + list(target_also(_name)):
         graph_config(_g)
+    for _runs in target_also(_name).values():
+        for _run in _runs:
+            resolve(_run)

@@ -8,6 +8,7 @@ rule compare_target:
                      caption="../report/target_table.rst"),
         figure=report(f"{RES}/figures/{{target}}.png", category="{target}",
                       caption="../report/target_figure.rst"),
+        claims=f"{RES}/targets/{{target}}.claims.csv",
     params:
         py=PY,
     log:
@@ -17,7 +18,7 @@ rule compare_target:
     shell:
         "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
         "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
-        "--figure {output.figure:q} 2> {log:q}"
+        "--figure {output.figure:q} --claims {output.claims:q} 2> {log:q}"
 
 
 # an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.

@@ -1,7 +1,9 @@
 """The study's targets: one per published table or figure, each a named snakemake target.
 
-A target names the document and item it reproduces, the solvers whose runs it needs, and a
-function that puts the published values (``graphrepro/published/<document>.csv``) beside ours.
+A target names the document and item it reproduces, the solvers whose runs it needs, a
+function that puts the published values (``graphrepro/published/<document>.csv``) beside ours,
+and an evidence function that turns its runs into the numbers behind each of its claims
+(``graphrepro/published/claims/<document>.csv``), judged by the one rule in graphrepro.claims.
 Targets whose code does not exist yet are listed as planned, with the issue that builds them.
 """
 
@@ -21,10 +23,16 @@ class Target:
     item: str
     description: str
     solvers: tuple[str, ...] = ()
-    compare: Callable[..., pd.DataFrame] | None = None  # (runs, stats, published) -> table
+    # (runs, stats, published) -> table; a row standing for a claim names it in ``claim_id``,
+    # and its ``verdict`` is filled in from the ledger (no target judges its own claims)
+    compare: Callable[..., pd.DataFrame] | None = None
     figure: Callable | None = None  # (runs, ax) -> None
-    # (table as written, all strings) -> a sentence or two for the report: do the claims hold?
+    # (table as written, all strings) -> a sentence or two for the report; targets with claims
+    # leave it out: their summary is generated from their ledger rows (claims.ledger.summary)
     summary: Callable[[pd.DataFrame], str] | None = None
+    # (claims, runs, stats, **benchmarks) -> {claim_id: claims.Evidence}, one per claim of the
+    # target in its document's claims file (graphrepro.claims.ledger.judge_target)
+    evidence: Callable[..., dict] | None = None
     planned: int | None = None  # issue number while not built
     # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
     # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).

@@ -15,14 +15,15 @@ import pandas as pd
 
 from . import Target, target
 from .measured import per_source, summarise_times
+from .safari2017_evidence import evidence_bench_cpu
 
 SOLVERS = ("bgl_dijkstra", "dijkstra", "cpp_dijkstra", "scipy_dijkstra", "delta_stepping",
            "delta_stepping_par", "bfs")
 BASELINE = "bgl_dijkstra"
 CALNEV = ("calnev", "CalNev")  # the registry's key for USA-road-d.CAL, and the paper's name
-# The issue's goals, checked in the "goal" column (benchmarks, not tests).
-GOALS = {"dijkstra": ("within 1.5x of BGL", lambda ratio: ratio <= 1.5),
-         "delta_stepping_par": ("faster than BGL", lambda ratio: ratio < 1.0)}
+# The issues' speed goals for our own baselines, stated beside the measured ratio in the "goal"
+# column (no document claims them, so the claims ledger does not judge them).
+GOALS = {"dijkstra": "within 1.5x of BGL", "delta_stepping_par": "faster than BGL"}
 
 
 def _published_bgl_ms(published: pd.DataFrame) -> float | None:
@@ -64,19 +65,19 @@ def compare_bench_cpu(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) 
                         "sources": int(s["sources"]),
                         "time / BGL": ratio})
             if solver in GOALS and base:
-                text, met = GOALS[solver]
-                row["goal"] = f"{text}: {'met' if met(ratio) else 'missed'}"
+                row["goal"] = f"{GOALS[solver]} (ours {ratio:.2f}x BGL's time)"
             if solver == "bfs":
                 row["note"] = "hop counts (unweighted), for scale"
             if solver == BASELINE and calnev and bgl_published:
                 row.update({"published (ms)": bgl_published,
                             "ours / published": s["median_ms"] / bgl_published,
                             "note": "safari2017 Section 3.4, Boost Graph Library [24] on CalNev; "
-                                    "their CPU: Intel Core i7 3.50 GHz"})
+                                    "their CPU: Intel Core i7 3.50 GHz",
+                            "claim_id": "cn.bgl_time"})
             rows.append(row)
     columns = ["graph", "stands for", "vertices", "arcs", "solver", "params", "median (ms)",
                "IQR (ms)", "sources", "time / BGL", "goal", "published (ms)", "ours / published",
-               "note"]
+               "note", "claim_id"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -99,4 +100,5 @@ def figure_bench_cpu(runs: pd.DataFrame, ax) -> None:
 target(Target("bench_cpu", "safari2017", "CPU baselines",
               "each CPU baseline's median time over the sources and its ratio to the Boost Graph "
               "Library's Dijkstra, per road graph; BGL on CalNev beside the paper's 588 ms",
-              solvers=SOLVERS, compare=compare_bench_cpu, figure=figure_bench_cpu, prints=True))
+              solvers=SOLVERS, compare=compare_bench_cpu, figure=figure_bench_cpu, prints=True,
+              evidence=evidence_bench_cpu))

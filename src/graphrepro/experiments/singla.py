@@ -4,10 +4,8 @@ The document ran two setups (GeForce GTS 450: Figs. 7-8; Tesla C2075: Figs. 9-10
 few points from them in its text; its figures carry no numbers we can read. Both setups become
 one here: our GPU and our CPU. Absolute times from 2012 hardware are shown for context only; what
 is compared is the *speedup* (serial CPU time / GPU time) at the quoted points, its maximum over
-the sweep, and its trend with the number of edges.
-
-Verdict rule for a speedup: "holds" when ours is within a factor of 2 of the published one (and
-so on the same side of 1); otherwise "differs", saying in which direction.
+the sweep, and its trend with the number of edges. Each claim (published/claims/singla.csv) is
+judged in the ledger (singla_evidence.py); a claim's row here takes its verdict from there.
 """
 
 from __future__ import annotations
@@ -17,10 +15,9 @@ import pandas as pd
 
 from ..graph.families import (ALMOST_COMPLETE_MIN_DENSITY, GENERAL_MAX_DENSITY,
                               SPARSE_MAX_DEGREE)
+from ..claims.ledger import load_claims
 from . import Target, target
-
-FACTOR = 2.0  # a published speedup "holds" when ours is within this factor of it
-CONTEXT = "context: absolute time on the document's 2012 GPU, not compared"
+from .singla_evidence import evidence
 
 
 def family_of(vertices: int, arcs: int) -> str:
@@ -53,15 +50,6 @@ def _status(runs: pd.DataFrame, graph: str, variant: str) -> str:
     return str(mine["status"].iloc[0])
 
 
-def _speedup_verdict(published: float, ours: float) -> tuple[str, str]:
-    ratio = ours / published
-    if 1 / FACTOR <= ratio <= FACTOR:
-        return f"{ratio:.2f}", "holds"
-    if ours < 1 <= published:
-        return f"{ratio:.2f}", "differs (GPU slower than CPU)"
-    return f"{ratio:.2f}", f"differs ({ratio:.2g} x the published speedup)"
-
-
 def _pub(published: pd.DataFrame, item: str) -> pd.DataFrame:
     return published[published["item"] == item]
 
@@ -73,6 +61,8 @@ def compare_sweep(runs, stats, published, *, item, cpu, gpu, counter):
     med = _medians(runs, counter).set_index(["graph", "variant"])
     variants = [v for v in pd.unique(runs["variant"]) if v.split("@")[0] == gpu]
     variants.sort(key=lambda v: (v != gpu, v))  # the document's algorithm first
+    claims = load_claims("singla")
+    claims = claims[claims["target"] == target_of[item]]
     rows, speedups = [], []
     for graph in pd.unique(runs["graph"]):
         st = stats.get(graph, {})
@@ -98,11 +88,11 @@ def compare_sweep(runs, stats, published, *, item, cpu, gpu, counter):
                 row[f"speedup {v}"] = ""
         if main_speedup is not None:
             speedups.append((st.get("arcs", 0), main_speedup))
-        claims = pub[pub["row"] == stands_for] if stands_for else pub.iloc[0:0]
-        rows.extend(_point_claims(row, claims, main_speedup, gpu, cpu, runs, graph) or
+        mine = claims[claims["subject"] == stands_for] if stands_for else claims.iloc[0:0]
+        rows.extend(_point_claims(row, mine, main_speedup, gpu, cpu, runs, graph) or
                     [{**row, "claim": "", "published": "", "ours": "", "ratio": "",
-                      "verdict": "", "note": ""}])
-    rows.extend(_sweep_claims(pub, speedups, gpu))
+                      "claim_id": "", "note": ""}])
+    rows.extend(_sweep_claims(claims[claims["subject"] == ""], speedups, gpu))
     table = pd.DataFrame(rows)
     for column in ("vertices", "edges", "max weight"):  # blank, not NaN, on whole-sweep rows
         table[column] = table[column].astype("Int64")
@@ -113,80 +103,44 @@ def compare_sweep(runs, stats, published, *, item, cpu, gpu, counter):
     return table
 
 
+target_of = {"Figures 7 and 9": "singla_fig7_9", "Figures 8 and 10": "singla_fig8_10"}
+
+
 def _point_claims(row, claims, speedup, gpu, cpu, runs, graph) -> list[dict]:
+    """A row per claim about the point this graph stands for: a speedup, or an absolute time
+    (shown beside ours, not judged: 2012 hardware)."""
     out = []
-    cells = dict(zip(claims["column"], claims["value"]))
-    notes = dict(zip(claims["column"], claims["note"]))
-    where = "; ".join(pd.unique(claims["where"]))
-    gpu_missing = None if speedup is not None else _status(runs, graph, gpu)
-
-    def claim(name, published, ours, ratio, verdict, note):
-        out.append({**row, "claim": name, "published": published, "ours": ours, "ratio": ratio,
-                    "verdict": verdict, "note": f"{note} [{where}]" if where else note})
-
-    if "speedup_gpu_over_cpu" in cells or ("gpu_time" in cells and "cpu_time" in cells):
-        if "speedup_gpu_over_cpu" in cells:
-            published = float(cells["speedup_gpu_over_cpu"])
-            note = notes["speedup_gpu_over_cpu"]
+    gpu_ms, cpu_ms = row.get(f"GPU {gpu} (ms)"), row.get(f"CPU {cpu} (ms)")
+    for _, c in claims.iterrows():
+        if c["unit"] == "x":
+            ours = f"{speedup:.3g}x" if speedup is not None else _status(runs, graph, gpu)
+            ratio = _ratio(c["published"], speedup)
         else:
-            published = _seconds(cells["cpu_time"], claims, "cpu_time") / _seconds(
-                cells["gpu_time"], claims, "gpu_time")
-            note = (f"published speedup = CPU {cells['cpu_time']} s / GPU {cells['gpu_time']} s; "
-                    f"{notes['gpu_time']} {notes['cpu_time']}")
-        if gpu_missing:
-            claim("speedup CPU/GPU", f"{published:.3g}x", gpu_missing, "", "not run", note)
-        else:
-            ratio, verdict = _speedup_verdict(published, speedup)
-            claim("speedup CPU/GPU", f"{published:.3g}x", f"{speedup:.3g}x", ratio, verdict, note)
-    for column in ("gpu_time", "time"):
-        if column in cells and not (column == "gpu_time" and "cpu_time" in cells):
-            unit = claims.loc[claims["column"] == column, "unit"].iloc[0]
-            ours = row.get(f"GPU {gpu} (ms)")
-            ours_text = f"{ours:.3g} ms (GPU), {row.get(f'CPU {cpu} (ms)'):.3g} ms (CPU)" if (
-                isinstance(ours, float) and isinstance(row.get(f"CPU {cpu} (ms)"), float)) else ours
-            claim(f"{column.replace('_', ' ')}", f"{cells[column]} {unit}", ours_text, "", CONTEXT,
-                  notes[column])
+            ours = (f"{gpu_ms:.3g} ms (GPU), {cpu_ms:.3g} ms (CPU)"
+                    if isinstance(gpu_ms, float) and isinstance(cpu_ms, float) else gpu_ms)
+            ratio = ""
+        out.append({**row, "claim": c["claim"], "published": c["published"], "ours": ours,
+                    "ratio": ratio, "claim_id": c["claim_id"],
+                    "note": f"{c['note']} [{c['where']}]".lstrip()})
     return out
 
 
-def _seconds(value: str, claims: pd.DataFrame, column: str) -> float:
-    unit = claims.loc[claims["column"] == column, "unit"].iloc[0]
-    return float(value) / (1e3 if unit == "ms" else 1.0)
+def _ratio(published: str, ours: float | None) -> str:
+    """ours / published for a single printed speedup ("1.5x"), else ''."""
+    try:
+        return f"{ours / float(published.rstrip('x')):.2f}" if ours is not None else ""
+    except ValueError:
+        return ""
 
 
-def _sweep_claims(pub: pd.DataFrame, speedups: list[tuple[int, float]], gpu: str) -> list[dict]:
-    out = []
-    base = {"graph": "whole sweep"}
-    names = {"max_speedup_gpu_over_cpu": "maximum speedup over the sweep",
-             "speedup_trend": "speedup grows with edges"}
-    for _, p in pub[pub["column"].isin(list(names))].iterrows():
-        note = f"{p['note']} [{p['where']}]"
-        if not speedups:
-            out.append({**base, "claim": names[p["column"]], "published": p["value"],
-                        "ours": f"{gpu} did not run", "ratio": "", "verdict": "not run",
-                        "note": note})
-            continue
-        edges, values = np.array([e for e, _ in speedups]), np.array([s for _, s in speedups])
-        if p["column"] == "max_speedup_gpu_over_cpu":
-            best = float(values.max())
-            ratio, verdict = _speedup_verdict(float(p["value"]), best)
-            out.append({**base, "claim": "maximum speedup over the sweep",
-                        "published": f"up to {p['value']}x", "ours": f"{best:.3g}x",
-                        "ratio": ratio, "verdict": verdict, "note": note})
-        else:
-            if len(values) < 3:
-                out.append({**base, "claim": "speedup grows with edges", "published": p["value"],
-                            "ours": f"{len(values)} graphs", "ratio": "",
-                            "verdict": "pending: needs 3 graphs or more", "note": note})
-                continue
-            rho = float(pd.Series(edges).corr(pd.Series(values), method="spearman"))
-            verdict = "holds" if rho > 0.5 else "differs"
-            out.append({**base, "claim": "speedup grows with edges", "published": p["value"],
-                        "ours": f"Spearman rho {rho:.2f} over {len(values)} graphs", "ratio": "",
-                        "verdict": verdict,
-                        "note": f"holds when the rank correlation of speedup with edges is above "
-                                f"0.5. {note}"})
-    return out
+def _sweep_claims(claims: pd.DataFrame, speedups: list[tuple[int, float]], gpu: str) -> list[dict]:
+    """A row per claim about the whole sweep (its sign, maximum, growth with edges)."""
+    values = [s for _, s in speedups]
+    ours = (f"{min(values):.3g}x to {max(values):.3g}x over {len(values)} graphs" if values
+            else f"{gpu} did not run")
+    return [{"graph": "whole sweep", "claim": c["claim"], "published": c["published"],
+             "ours": ours, "ratio": "", "claim_id": c["claim_id"],
+             "note": f"{c['note']} [{c['where']}]".lstrip()} for _, c in claims.iterrows()]
 
 
 def compare_dijkstra(runs, stats, published):
@@ -293,9 +247,10 @@ target(Target("singla_fig7_9", "singla", "Figures 7 and 9",
               # singla_dijkstra@mode=cooperative is left to configs that ask for it: numba links
               # libcudadevrt.a for grid.sync, which not every CUDA install has
               solvers=("dijkstra", "singla_dijkstra", "singla_dijkstra@check_every=8"),
-              compare=compare_dijkstra, figure=figure_dijkstra))
+              compare=compare_dijkstra, figure=figure_dijkstra,
+              evidence=evidence("singla_fig7_9")))
 target(Target("singla_fig8_10", "singla", "Figures 8 and 10",
               "edge-based parallel BFS (GPU) against serial queue BFS (CPU): time against "
               "edges, speedups at 20,000 and 2,312,777 edges. " + GRAPHS_NOTE,
               solvers=("bfs", "singla_bfs", "singla_bfs@check_every=4"),
-              compare=compare_bfs, figure=figure_bfs))
+              compare=compare_bfs, figure=figure_bfs, evidence=evidence("singla_fig8_10")))

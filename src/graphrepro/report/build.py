@@ -21,7 +21,10 @@ from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
 
-VERDICT_CLASSES = {"holds": "holds", "differs": "differs", "not run": "notrun",
+# The rule's five verdicts (graphrepro.claims.rule), styled with the page's existing classes.
+VERDICT_CLASSES = {"reproduced": "holds", "direction only": "pending", "not reproduced": "differs",
+                   "inconclusive": "pending", "not testable here": "na",
+                   "holds": "holds", "differs": "differs", "not run": "notrun",
                    "pending": "pending", "not implemented in this study": "na"}
 
 
@@ -77,10 +80,15 @@ def _reference(reference: Path) -> dict | None:
     return json.loads(prov.read_text())
 
 
-def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None):
+def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
+                 claims: Path | None = None):
+    """``claims``: this run's ledger (``reports/claims.csv``); the reference run's is
+    ``reference/claims.csv``."""
     from ..harness.files import check_csv
 
     ref_prov = _reference(reference)
+    ledger = pd.read_csv(claims, dtype=str, keep_default_na=False) if claims and claims.is_file() \
+        else None
     sections = []
     verdicts: dict[str, int] = {}
     not_run_here = False
@@ -96,19 +104,21 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 check_csv(table_path)  # a table cut short is named, not shown with gaps
                 df = pd.read_csv(table_path, dtype=str, keep_default_na=False)
                 item["table"] = _html_table(df)
-                item["summary"] = _summary(t, df)
+                item["summary"] = _summary(t, df, results / "targets" / f"{t.name}.claims.csv")
                 item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
-                for v in df.get("verdict", []):
-                    key = v.split(":")[0].split(" (")[0].strip()
-                    if key:  # rows that only report a measurement carry no verdict
-                        verdicts[key] = verdicts.get(key, 0) + 1
+                if ledger is None:
+                    for v in df.get("verdict", []):
+                        key = v.split(":")[0].split(" (")[0].strip()
+                        if key:  # rows that only report a measurement carry no verdict
+                            verdicts[key] = verdicts.get(key, 0) + 1
                 if df.apply(lambda col: col.str.startswith(NOT_RUN_NO_GPU)).any().any():
                     not_run_here = True
                 ref_table = reference / "targets" / f"{t.name}.csv"
                 if ref_prov and ref_table.is_file():
                     ref_df = pd.read_csv(ref_table, dtype=str, keep_default_na=False)
                     item["reference_table"] = _html_table(ref_df)
-                    item["reference_summary"] = _summary(t, ref_df)
+                    item["reference_summary"] = _summary(
+                        t, ref_df, reference / "targets" / f"{t.name}.claims.csv")
                     item["reference_figure"] = _embed_png(reference / "figures" / f"{t.name}.png")
             pub = published(doc.short)
             pub = pub[pub["item"] == t.item]
@@ -116,6 +126,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 item["published"] = _html_table(pub[["where", "row", "column", "value", "unit", "note"]])
             items.append(item)
         sections.append({"doc": doc, "entries": items})
+    if ledger is not None:  # one count per claim, not per table row
+        verdicts = ledger["verdict"].value_counts().to_dict()
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("graphrepro.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
@@ -132,11 +144,18 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     tmp.replace(output)
 
 
-def _summary(target, table: pd.DataFrame) -> str | None:
-    """The target's own sentence on whether the claims hold; a broken one must not sink the page."""
-    if target.summary is None:
-        return None
+def _summary(target, table: pd.DataFrame, claims: Path | None = None) -> str | None:
+    """The summary of the target's ledger rows where it has claims, else the target's own
+    sentence; a broken one must not sink the page."""
+    from ..claims import summary
+
     try:
+        if claims is not None and claims.is_file():
+            rows = pd.read_csv(claims, dtype=str, keep_default_na=False)
+            if len(rows):
+                return summary(rows)
+        if target.summary is None:
+            return None
         return target.summary(table)
     except Exception as e:  # noqa: BLE001  (the table is still shown; say why the text is not)
         return f"(summary unavailable: {type(e).__name__}: {e})"

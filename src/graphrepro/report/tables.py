@@ -33,7 +33,8 @@ def load_stats(paths) -> dict:
         if not isinstance(record.get("stats"), dict):
             raise damaged(p, "no graph statistics")
         stats[record["graph"]] = {**record["stats"], "stands_for": record.get("stands_for"),
-                                  "origin": record.get("origin")}
+                                  "origin": record.get("origin"),
+                                  "digests": record.get("digests")}  # same digests: same graph
     return stats
 
 
@@ -57,7 +58,11 @@ def _benchmark(path) -> pd.DataFrame:
 
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
-                       benchmark_paths=()):
+                       benchmark_paths=(), claims: Path | None = None):
+    """The target's table (its verdicts from the ledger) and figure, and its ledger rows
+    (``claims``, default ``targets/<name>.claims.csv`` beside the table)."""
+    from ..claims import claims_path, fill_verdicts, judge_target
+
     target = get_target(name)
     if not target.ready:
         from ..errors import InputError
@@ -71,14 +76,21 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
     extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
              if target.benchmarks else {})
     stats = load_stats(source_paths)
+    rows = judge_target(target, runs, stats, **extra)
     table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)
+    table = fill_verdicts(table, rows)
+    _write_csv(rows, claims or claims_path(output))
+    _write_csv(table, output)
+    if figure is not None:
+        draw_figure(target, runs, figure, **extra)
+    return table
+
+
+def _write_csv(table: pd.DataFrame, output: Path) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     table.to_csv(tmp, index=False)
     tmp.replace(output)
-    if figure is not None:
-        draw_figure(target, runs, figure, **extra)
-    return table
 
 
 def draw_figure(target, runs: pd.DataFrame, path: Path, **extra) -> None:

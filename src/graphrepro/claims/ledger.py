@@ -1,0 +1,173 @@
+"""The claims ledger: every published claim, joined with its evidence, judged by the one rule.
+
+Claims are data (``graphrepro/published/claims/<document>.csv``, one row per claim, with where
+in the document). A target's ``evidence`` function turns its run tables into an
+:class:`~graphrepro.claims.rule.Evidence` per claim id; :func:`judge_target` judges them, and
+the compare step writes the rows beside the target's table (``targets/<name>.claims.csv``).
+:func:`collect` gathers those files into the ledger of a results directory, with a row for every
+claim whose target was not built there.
+"""
+
+from __future__ import annotations
+
+import zlib
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .rule import KINDS, VERDICTS, Evidence, judge
+
+CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "low", "high",
+                 "null", "unit", "subject", "untestable", "note"]
+LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
+                  "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
+                  "interval", "band"]
+
+
+def load_claims(document: str | None = None) -> pd.DataFrame:
+    """Every transcribed claim (of one document, or of all), in file order, checked."""
+    from ..documents import DOCUMENTS
+
+    folder = resources.files("graphrepro.published") / "claims"
+    frames = []
+    for doc in DOCUMENTS if document is None else [d for d in DOCUMENTS if d.short == document]:
+        path = folder / f"{doc.short}.csv"
+        if not path.is_file():
+            continue
+        with path.open() as f:
+            df = pd.read_csv(f, dtype=str, keep_default_na=False)
+        _check(df, f"published/claims/{doc.short}.csv")
+        frames.append(df.assign(document=doc.short))
+    if not frames:
+        return pd.DataFrame(columns=CLAIM_COLUMNS + ["document"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _check(df: pd.DataFrame, name: str) -> None:
+    missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(f"{name}: missing columns {missing}")
+    for i, row in df.iterrows():
+        line = i + 2  # the header is line 1
+        if row["kind"] not in KINDS:
+            raise InputError(f"{name}, line {line}: kind {row['kind']!r} is not one of {KINDS}")
+        if not row["claim_id"] or not row["target"] or not row["where"]:
+            raise InputError(f"{name}, line {line}: claim_id, target and where are required")
+    dup = df["claim_id"][df["claim_id"].duplicated()]
+    if len(dup):
+        raise InputError(f"{name}: claim ids used twice: {sorted(set(dup))}")
+
+
+def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFrame:
+    """The ledger rows of one target: its claims, its evidence function's numbers, the rule."""
+    claims = load_claims(target.document)
+    claims = claims[claims["target"] == target.name]
+    if claims.empty:
+        return pd.DataFrame(columns=LEDGER_COLUMNS)
+    if target.evidence is None:
+        raise InputError(f"target {target.name} has claims but no evidence function")
+    evidence = target.evidence(claims, runs, stats, **extra)
+    unknown = set(evidence) - set(claims["claim_id"])
+    missing = [c for c in claims["claim_id"] if c not in evidence]
+    if unknown or missing:  # every claim judged, and only claims that exist
+        raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
+                         f"none for {missing}")
+    return pd.DataFrame([_row(claim, evidence[claim["claim_id"]])
+                         for _, claim in claims.iterrows()], columns=LEDGER_COLUMNS)
+
+
+def _row(claim, evidence: Evidence) -> dict:
+    if not isinstance(evidence, Evidence):
+        raise TypeError(f"claim {claim['claim_id']}: evidence must be an Evidence, "
+                        f"not {type(evidence).__name__}")
+    j = judge(claim, evidence, seed=zlib.crc32(claim["claim_id"].encode()))
+    return {"document": claim["document"], "where": claim["where"], "claim": claim["claim"],
+            "kind": claim["kind"], "published": claim["published"], "ours": _round(j.ours),
+            "ours_low": _round(j.low), "ours_high": _round(j.high), "unit": claim["unit"],
+            "n": evidence.n, "data": evidence.data, "verdict": j.verdict, "reason": j.reason,
+            "target": claim["target"], "claim_id": claim["claim_id"], "interval": j.interval,
+            "band": j.band}
+
+
+def _round(v):
+    if v is None or not np.isfinite(v):
+        return None
+    return float(f"{v:.4g}")
+
+
+def fill_verdicts(table: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """A target table's ``verdict`` column, taken from the ledger by the row's ``claim_id``
+    (rows that stand for no claim get none; a row standing for several, "a; b", gets their
+    verdicts in that order, "; "-separated). No target writes a verdict of its own."""
+    if "claim_id" not in table.columns:
+        return table
+    by_id = dict(zip(rows["claim_id"], rows["verdict"]))
+    ids = [split_ids(c) for c in table["claim_id"].fillna("").astype(str)]
+    unknown = sorted({c for cs in ids for c in cs if c not in by_id})
+    if unknown:
+        raise InputError(f"table rows name claims the ledger does not have: {unknown}")
+    table = table.drop(columns=[c for c in ("verdict",) if c in table.columns])
+    table.insert(list(table.columns).index("claim_id") + 1, "verdict",
+                 ["; ".join(by_id[c] for c in cs) for cs in ids])
+    return table
+
+
+def split_ids(cell: str) -> list[str]:
+    """The claim ids of one table cell ("a; b")."""
+    return [c.strip() for c in str(cell).split(";") if c.strip()]
+
+
+def claims_path(table_path: Path) -> Path:
+    """Where a target's ledger rows go: beside its table."""
+    return table_path.with_name(table_path.stem + ".claims.csv")
+
+
+def collect(results: Path) -> pd.DataFrame:
+    """The ledger of a results directory: every target's rows, in document and file order, and
+    a ``not testable here`` row for each claim whose target was not built there."""
+    claims = load_claims()
+    built = {}
+    for p in sorted((results / "targets").glob("*.claims.csv")):
+        df = pd.read_csv(p, dtype=str, keep_default_na=False)
+        for _, row in df.iterrows():
+            built[row["claim_id"]] = row.to_dict()
+    rows = []
+    for _, claim in claims.iterrows():
+        row = built.get(claim["claim_id"])
+        if row is None:
+            row = {c: "" for c in LEDGER_COLUMNS}
+            row.update({k: claim[k] for k in ("document", "where", "claim", "kind", "published",
+                                              "unit", "target", "claim_id")},
+                       verdict="not testable here",
+                       reason=f"its target {claim['target']} was not built in {results}")
+        rows.append(row)
+    ledger = pd.DataFrame(rows, columns=LEDGER_COLUMNS)
+    bad = set(ledger["verdict"]) - set(VERDICTS)
+    if bad:
+        raise InputError(f"verdicts outside the rule's five: {sorted(bad)}")
+    return ledger
+
+
+def counts(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Claims per verdict per document (the report's first table)."""
+    table = pd.crosstab(ledger["document"], ledger["verdict"]).reindex(columns=list(VERDICTS),
+                                                                        fill_value=0)
+    table["claims"] = table.sum(axis=1)
+    return table.reset_index()
+
+
+def summary(rows: pd.DataFrame) -> str:
+    """A target's summary, made from its ledger rows only: how many claims got each verdict,
+    then each claim that was not reproduced or could not be tested, with the rule's reason."""
+    if rows.empty:
+        return ""
+    tally = rows["verdict"].value_counts()
+    parts = [f"{tally[v]} {v}" for v in VERDICTS if v in tally]
+    text = f"{len(rows)} claim{'s' * (len(rows) != 1)}: " + ", ".join(parts) + "."
+    for _, row in rows.iterrows():
+        if row["verdict"] != "reproduced":
+            text += f" {row['claim'].rstrip('.')}: {row['verdict']} ({row['reason']})."
+    return text

@@ -1,0 +1,384 @@
+"""The one verdict rule: an interval from the runs, judged against the band the document gives.
+
+Every claim of every document is judged here and nowhere else. A target's evidence function
+(``experiments/<document>.py``) only picks numbers out of its run tables and wraps them in one
+of the evidence types below; this module turns them into ``ours`` with an interval, and the
+interval, set against the claim's published band, into one of five verdicts:
+
+- ``reproduced``: the whole interval sits inside the band (not just past one end of it);
+- ``direction only``: the interval lies outside the band but on the band's side of the claim's
+  null (a ratio of 1, a difference of 0): the ordering or sign holds, the magnitude does not;
+- ``not reproduced``: the interval lies outside the band, on the other side of the null or with
+  no null to keep;
+- ``inconclusive``: the interval straddles an edge of the band: the difference is inside our own
+  source-to-source or run-to-run variation;
+- ``not testable here``: the claim needs hardware, data or an algorithm this study does not have,
+  or the run that would test it did not happen here (the reason says which).
+
+Kinds: ``magnitude`` (a value or ratio), ``ordering`` (A faster than B: a ratio against 1),
+``best parameter`` (the argmin of a sweep), ``trend`` (a fitted growth exponent or slope) and
+``existence-limit`` (a bound every measurement must meet, or a thing that must happen).
+Magnitudes and trends can be ``direction only``; orderings and limits either hold or they do not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+VERDICTS = ("reproduced", "direction only", "not reproduced", "inconclusive", "not testable here")
+KINDS = ("magnitude", "ordering", "best parameter", "trend", "existence-limit")
+RESAMPLES = 2000  # bootstrap resamples; the seed is fixed so a ledger rebuilds bit for bit
+LEVEL = 0.95  # the intervals' coverage
+SURE = 0.95  # a best parameter is reproduced when it is the argmin in this share of resamples
+
+
+# --- the band a claim is judged against -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Band:
+    low: float = -math.inf
+    high: float = math.inf
+    values: tuple = ()  # best parameter: the parameter values the claim names
+
+    def __str__(self) -> str:
+        if self.values:
+            return " or ".join(_fmt(v) for v in self.values)
+        if self.low == -math.inf:
+            return f"<= {_fmt(self.high)}"
+        if self.high == math.inf:
+            return f">= {_fmt(self.low)}"
+        return _fmt(self.low) if self.low == self.high else f"{_fmt(self.low)}-{_fmt(self.high)}"
+
+
+_NUMBER = re.compile(r"[-+]?(\d[\d,]*)(\.(\d+))?")
+
+
+def printed_band(text: str) -> Band:
+    """The band a printed number stands for when the document gives no band of its own: half a
+    unit of its last printed digit either side ("3.36" -> 3.355-3.365; "30" -> 25-35, a trailing
+    zero of an integer being no digit of precision; "588" -> 587.5-588.5)."""
+    m = _NUMBER.search(str(text))
+    if not m:
+        raise ValueError(f"no number in the published value {text!r}")
+    digits, decimals = m.group(1).replace(",", ""), m.group(3)
+    value = float(m.group(0).replace(",", ""))
+    if decimals:
+        half = 0.5 * 10.0 ** -len(decimals)
+    else:
+        zeros = len(digits) - len(digits.rstrip("0")) if value else 0
+        half = 0.5 * 10.0 ** zeros
+    return Band(value - half, value + half)
+
+
+def claim_band(claim) -> Band:
+    """The band of one claim record: its ``low``/``high`` (an empty side is open), its
+    ``published`` parameter value(s) for a best parameter, else the printed precision."""
+    low, high = _num(claim.get("low")), _num(claim.get("high"))
+    if claim["kind"] == "best parameter":
+        values = claim.get("low") if low is not None else claim["published"]
+        parts = [p for p in re.split(r"[;,]| or ", str(values)) if p.strip()]
+        names = [_num(_NUMBER.search(p).group(0)) if _NUMBER.search(p) else p.strip() for p in parts]
+        return Band(values=tuple(names))
+    if low is None and high is None:
+        return printed_band(claim["published"])
+    return Band(-math.inf if low is None else low, math.inf if high is None else high)
+
+
+def _num(value) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = str(value).strip()
+    if text == "":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+# --- evidence: what a target hands to the rule ------------------------------------------------
+
+@dataclass
+class Estimate:
+    ours: float
+    low: float
+    high: float
+    interval: str  # how the interval was made, in words
+    replicates: np.ndarray | None = None  # best parameter: the argmin of every resample
+    parts_estimates: dict | None = None  # Across: each part's own estimate, by label
+    exact: bool = False  # counted: a value outside the band is a counterexample, not noise
+
+
+@dataclass
+class Evidence:
+    """Numbers behind one claim. ``n`` says what stands behind ``ours`` (sources x trials, or
+    blocks), ``data`` what the graphs were (real, real topology, stand-in: which), ``detail``
+    one clause of numbers the reason sentence quotes (e.g. "Harish 145 ms, LBR 12.4 ms")."""
+
+    n: str = ""
+    data: str = ""
+    detail: str = ""
+
+    def estimate(self, rng: np.random.Generator) -> Estimate:  # pragma: no cover (abstract)
+        raise NotImplementedError
+
+
+@dataclass
+class Untestable(Evidence):
+    """The claim cannot be tested by this run: ``reason`` says why (hardware, data, algorithm,
+    or the run that would test it did not happen here). ``ours`` may still carry a value we
+    measured, shown beside the published one but not judged."""
+
+    reason: str = ""
+    ours: float | None = None
+
+
+@dataclass
+class Bootstrap(Evidence):
+    """A statistic of paired observations, its interval a percentile bootstrap over the units
+    (the rows of each group; groups, e.g. graphs, are resampled each within itself).
+
+    ``groups``: arrays of shape (units, columns); ``statistic``: list of arrays -> float.
+    """
+
+    groups: Sequence[np.ndarray] = ()
+    statistic: Callable[[list], float] | None = None
+    units: str = "sources"
+
+    def estimate(self, rng):
+        groups = [np.asarray(g, dtype=float).reshape(len(g), -1) for g in self.groups]
+        ours = float(self.statistic(groups))
+        if all(len(g) < 2 for g in groups):
+            return Estimate(ours, ours, ours, f"one {self.units[:-1]}: no interval")
+        reps = np.empty(RESAMPLES)
+        for i in range(RESAMPLES):
+            reps[i] = self.statistic([g[rng.integers(0, len(g), len(g))] for g in groups])
+        lo, hi = np.nanquantile(reps, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        return Estimate(ours, float(min(lo, ours)), float(max(hi, ours)),
+                        f"{LEVEL:.0%} bootstrap over {self.units}")
+
+
+@dataclass
+class Spread(Evidence):
+    """Repeated runs with no units to resample (one source, a few trials; or benchmark cells):
+    ``ours`` is their mean, the interval their measured spread, min to max."""
+
+    values: Sequence[float] = ()
+    what: str = "repeated runs"
+
+    def estimate(self, rng):
+        v = np.asarray(self.values, dtype=float)
+        v = v[np.isfinite(v)]
+        return Estimate(float(v.mean()), float(v.min()), float(v.max()),
+                        f"measured spread (min-max) of {len(v)} {self.what}")
+
+
+@dataclass
+class Exact(Evidence):
+    """A counted quantity (launches, round trips, statements, vertices): no sampling error. Its
+    interval is the range of the counts over the runs, ``ours`` their median; a range that
+    crosses the band's edge is not reproduced (a counterexample), never inconclusive."""
+
+    values: Sequence[float] = ()
+    what: str = "runs"
+
+    def estimate(self, rng):
+        v = np.asarray(self.values, dtype=float)
+        v = v[np.isfinite(v)]
+        text = "counted" if v.min() == v.max() else f"counted; range over {len(v)} {self.what}"
+        return Estimate(float(np.median(v)), float(v.min()), float(v.max()), text, exact=True)
+
+
+@dataclass
+class Across(Evidence):
+    """One claim made of several (a range over graphs, "on every graph"): ``ours`` is the median
+    of the parts, the interval runs from the lowest part's low end to the highest part's high
+    end. Each part is judged against the band on its own, and the claim takes the worst of
+    their verdicts: reproduced only where every part's interval is inside the band."""
+
+    parts: Sequence[Evidence] = ()
+    labels: Sequence[str] = ()
+    what: str = "graphs"
+
+    def estimate(self, rng):
+        ests = [p.estimate(rng) for p in self.parts]
+        kinds = sorted({e.interval for e in ests})
+        return Estimate(float(np.median([e.ours for e in ests])), min(e.low for e in ests),
+                        max(e.high for e in ests),
+                        f"lowest to highest of {len(ests)} {self.what}, each " + "; ".join(kinds),
+                        parts_estimates=dict(zip(self.labels or range(len(ests)), ests)))
+
+
+@dataclass
+class Sweep(Evidence):
+    """A parameter sweep for a best-parameter claim. ``groups``: per graph, an array (units x
+    parameters) of times, paired within a unit; the best parameter minimises the mean over
+    graphs of each graph's mean time relative to its own average (so no graph dominates)."""
+
+    params: Sequence = ()
+    groups: Sequence[np.ndarray] = ()
+    units: str = "sources"
+
+    def _argmin(self, groups) -> int:
+        score = np.zeros(len(self.params))
+        for g in groups:
+            means = g.mean(axis=0)
+            score += means / means.mean()
+        return int(np.argmin(score))
+
+    def estimate(self, rng):
+        groups = [np.asarray(g, dtype=float) for g in self.groups]
+        best = self._argmin(groups)
+        reps = np.array([self._argmin([g[rng.integers(0, len(g), len(g))] for g in groups])
+                         for _ in range(RESAMPLES)])
+        values = np.array([_as_float(self.params[i]) for i in reps])
+        lo, hi = np.quantile(values, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        return Estimate(_as_float(self.params[best]), float(lo), float(hi),
+                        f"{LEVEL:.0%} bootstrap over {self.units} of the argmin",
+                        replicates=np.array([self.params[i] for i in reps], dtype=object))
+
+
+def _as_float(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+@dataclass
+class Fit(Evidence):
+    """A growth exponent: the slope of log(y) on log(x) by least squares (``log_x=False``: of
+    log(y) on x), its interval a bootstrap resampling the repeated observations at each x."""
+
+    xs: Sequence[float] = ()
+    ys: Sequence[Sequence[float]] = ()  # per x, its repeated observations
+    log_x: bool = True
+    units: str = "sources"
+
+    def _slope(self, ys) -> float:
+        x = np.log(self.xs) if self.log_x else np.asarray(self.xs, dtype=float)
+        y = np.log([np.mean(v) for v in ys])
+        return float(np.polyfit(x, y, 1)[0])
+
+    def estimate(self, rng):
+        ys = [np.asarray(v, dtype=float) for v in self.ys]
+        ours = self._slope(ys)
+        if all(len(v) < 2 for v in ys):
+            return Estimate(ours, ours, ours, "least-squares fit, one observation per point")
+        reps = [self._slope([v[rng.integers(0, len(v), len(v))] for v in ys])
+                for _ in range(RESAMPLES)]
+        lo, hi = np.quantile(reps, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+        return Estimate(ours, float(min(lo, ours)), float(max(hi, ours)),
+                        f"least-squares slope, {LEVEL:.0%} bootstrap over {self.units} at each point")
+
+
+# --- the verdict ------------------------------------------------------------------------------
+
+@dataclass
+class Judgement:
+    verdict: str
+    reason: str
+    ours: float | None = None
+    low: float | None = None
+    high: float | None = None
+    interval: str = ""
+    band: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
+    """One claim record (a mapping with kind, published, low, high, null, untestable) and its
+    evidence -> the verdict, with a one-sentence reason in numbers."""
+    kind = claim["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"claim {claim.get('claim_id')}: unknown kind {kind!r}; one of {KINDS}")
+    fixed = str(claim.get("untestable") or "").strip()
+    if fixed or isinstance(evidence, Untestable):
+        why = fixed or evidence.reason
+        ours = getattr(evidence, "ours", None)
+        if ours is None and not isinstance(evidence, Untestable):
+            ours = evidence.estimate(np.random.default_rng(seed)).ours
+        return Judgement("not testable here", why + (f" (ours {_fmt(ours)}, not judged)"
+                                                     if ours is not None else ""), ours=ours)
+    band = claim_band(claim)
+    est = evidence.estimate(np.random.default_rng(seed))
+    if not all(map(math.isfinite, (est.low, est.high))) and kind != "best parameter":
+        return Judgement("not testable here", f"no finite measurement ({evidence.detail})".rstrip(" ()"),
+                         band=str(band))
+    said = f"ours {_fmt(est.ours)} ({_fmt(est.low)}-{_fmt(est.high)})"
+    if est.low == est.high:
+        said = f"ours {_fmt(est.ours)}"
+    detail = f"; {evidence.detail}" if evidence.detail else ""
+    null = _num(claim.get("null"))
+    j = Judgement("", "", est.ours, est.low, est.high, est.interval, str(band))
+    if kind == "best parameter":
+        named = {_key(v) for v in band.values}
+        share = float(np.mean([_key(r) in named for r in est.replicates]))
+        best = _fmt(est.ours) if math.isfinite(est.ours) else str(est.replicates[0])
+        if share >= SURE:
+            j.verdict = "reproduced"
+        elif share <= 1 - SURE:
+            j.verdict = "not reproduced"
+        else:
+            j.verdict = "inconclusive"
+        j.reason = (f"best {best}; the published {band} is the best in {share:.0%} of "
+                    f"{RESAMPLES} resamples{detail}")
+        return j
+    if est.parts_estimates:
+        verdicts = {label: _against(kind, band, null, e)[0]
+                    for label, e in est.parts_estimates.items()}
+        j.verdict = next(v for v in _PRECEDENCE if v in verdicts.values())
+        j.reason = (f"against the published {band}: "
+                    + ", ".join(f"{label} {_fmt(e.ours)} ({_fmt(e.low)}-{_fmt(e.high)}) "
+                                f"{_WORD[verdicts[label]]}"
+                                for label, e in est.parts_estimates.items()) + detail)
+        return j
+    j.verdict, where = _against(kind, band, null, est)
+    j.reason = f"{said} {where.format(band=band)}" + detail
+    return j
+
+
+# An Across claim takes its parts' worst verdict: one part outside the band breaks it.
+_PRECEDENCE = ("not reproduced", "direction only", "inconclusive", "reproduced")
+_WORD = {"reproduced": "inside", "direction only": "outside, on the band's side of the null",
+         "not reproduced": "outside", "inconclusive": "straddling"}
+
+
+def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[str, str]:
+    """(verdict, where the interval lies: a phrase with a {band} slot)."""
+    if band.low <= est.low and est.high <= band.high:
+        return "reproduced", "lies inside the published {band}"
+    above, below = est.low > band.high, est.high < band.low
+    if above or below:
+        side = "above" if above else "below"
+        same_side = null is not None and kind in ("magnitude", "trend") and (
+            (band.low >= null and est.low > null) or (band.high <= null and est.high < null))
+        if same_side:
+            return "direction only", f"is {side} the published {{band}}, on its side of {_fmt(null)}"
+        return "not reproduced", f"is {side} the published {{band}}"
+    edge = band.low if est.low < band.low <= est.high else band.high
+    if est.exact:  # counts have no noise: a run past the edge breaks the claim
+        return "not reproduced", f"crosses the published {{band}} at {_fmt(edge)} (counted)"
+    return "inconclusive", f"straddles the published {{band}} at {_fmt(edge)}"
+
+
+def _key(v):
+    f = _as_float(v)
+    return f if math.isfinite(f) else str(v)
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if not math.isfinite(v):
+        return str(v)
+    if float(v).is_integer() and abs(v) < 1e7:
+        return f"{int(v):d}"
+    return f"{v:.4g}"

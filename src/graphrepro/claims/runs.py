@@ -1,0 +1,117 @@
+"""Evidence from run tables: the helpers every target's evidence function shares.
+
+The documents average one number per source over their random sources, so a source's number
+is the median over its trials and ``ours`` is the mean over sources; intervals bootstrap over
+the sources. Where a run has one source, its trials are the units instead (and ``n`` says so).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.origin import describe_origin
+from ..experiments.measured import run_status
+from .rule import Across, Bootstrap, Evidence, Untestable
+
+
+def per_source(runs: pd.DataFrame, graph: str, variant: str, column: str = "solve_ms") -> pd.Series:
+    """One number per source (median over its trials), indexed by source; with one source, one
+    number per trial instead (indexed by trial), so the interval still has units."""
+    ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]
+    if ok.empty or column not in ok or ok[column].isna().all():
+        return pd.Series(dtype=float)
+    if ok["source"].nunique() == 1 and len(ok) > 1:
+        return ok.set_index("trial")[column].astype(float)
+    return ok.groupby("source")[column].median().astype(float)
+
+
+def units_of(runs: pd.DataFrame, graph: str, variant: str) -> str:
+    """'5 sources x 3 trials' for one (graph, run id)."""
+    ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]
+    if ok.empty:
+        return ""
+    sources = ok["source"].nunique()
+    trials = int(ok.groupby("source").size().median())
+    return f"{sources} source{'s' * (sources != 1)} x {trials} trial{'s' * (trials != 1)}"
+
+
+def unit_name(runs: pd.DataFrame, graph: str, variant: str) -> str:
+    ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]
+    return "trials (one source)" if ok["source"].nunique() == 1 else "sources"
+
+
+def data_of(stats: dict, graphs) -> str:
+    """What the graphs behind a claim were: real files or stand-ins, and which."""
+    graphs = list(dict.fromkeys(graphs))
+    parts = []
+    for g in graphs:
+        origin = (stats.get(g) or {}).get("origin")
+        parts.append(f"{g}: {describe_origin(origin, brief=True)}")
+    return "; ".join(parts)
+
+
+def graph_for(stats: dict, name: str, graphs=None) -> str | None:
+    """Our graph standing for the document's graph ``name`` (first match in config order)."""
+    for g in graphs if graphs is not None else stats:
+        if (stats.get(g) or {}).get("stands_for") == name:
+            return g
+    return None
+
+
+def missing(runs: pd.DataFrame, graph: str | None, *variants: str) -> Untestable | None:
+    """Untestable with the run's status when one of ``variants`` did not run on ``graph``."""
+    if graph is None:
+        return Untestable(reason="not in this config: no graph stands for the document's")
+    mine = runs[runs["graph"] == graph] if len(runs) else runs
+    for v in variants:
+        status = run_status(mine, v) if len(mine) else "not in this config"
+        if status:
+            return Untestable(reason=f"{v} on {graph}: {status}")
+    return None
+
+
+def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
+          column: str = "solve_ms", label: str = "ms") -> Evidence:
+    """mean(num) / mean(den) over the sources both ran (a speedup of ``den`` over ``num``),
+    bootstrapped over those sources in pairs."""
+    gone = missing(runs, graph, num, den)
+    if gone:
+        return gone
+    a, b = per_source(runs, graph, num, column), per_source(runs, graph, den, column)
+    both = a.index.intersection(b.index)
+    if len(both):  # paired by source (or by trial, for one source)
+        pairs = np.column_stack([a[both], b[both]])
+        stat = _ratio_paired
+        groups = [pairs]
+    else:  # no shared units (different sources): each side resampled on its own
+        groups = [a.to_numpy(), b.to_numpy()]
+        stat = _ratio_unpaired
+    return Bootstrap(groups=groups, statistic=stat, units=unit_name(runs, graph, num),
+                     n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                     detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} {label}")
+
+
+def _ratio_paired(groups):
+    g = groups[0]
+    return g[:, 0].mean() / g[:, 1].mean()
+
+
+def _ratio_unpaired(groups):
+    return groups[0].mean() / groups[1].mean()
+
+
+def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
+    """One claim over several graphs: every part judged together (see rule.Across); parts that
+    could not be measured are left out and named, and if none is left, the first reason."""
+    ok = {g: e for g, e in parts.items() if not isinstance(e, Untestable)}
+    gone = {g: e for g, e in parts.items() if isinstance(e, Untestable)}
+    if not ok:
+        first = next(iter(gone.values()), Untestable(reason="no graph in this config"))
+        return Untestable(reason=first.reason)
+    detail = ("left out: " + "; ".join(f"{g}, {e.reason}" for g, e in gone.items())
+              if gone else "")
+    ns = sorted({e.n for e in ok.values()})
+    return Across(parts=list(ok.values()), labels=list(ok), what=what, detail=detail,
+                  n=f"{len(ok)} {what} x " + " / ".join(ns) if ns else "",
+                  data=data_of(stats, ok))

@@ -1,0 +1,174 @@
+"""an2017's evidence: run tables and the transfer benchmark -> the numbers behind each claim.
+
+The document gives shapes, few numbers. Times are the mean over sources of each source's median
+over trials; the transfer benchmark solves one source per matrix, so its intervals are the
+measured spread of its trials.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..claims.rule import Across, Bootstrap, Exact, Fit, Spread, Sweep, Untestable
+from ..claims.runs import across, data_of, missing, per_source, ratio, unit_name, units_of
+from ..errors import InputError
+
+TRANSFERS = "an2017_transfers"
+
+
+def _graphs(runs, stats):
+    names = list(pd.unique(runs["graph"])) if len(runs) else list(stats)
+    return sorted(names, key=lambda g: ((stats.get(g) or {}).get("vertices", 0), g))
+
+
+def dense_variants(runs) -> dict:
+    """{(edges per thread, order): run id} of the dense solver's runs (a run id names only the
+    parameters it sets; the registry fills in the rest)."""
+    from ..solvers import resolve
+
+    out = {}
+    for variant in pd.unique(runs["variant"]) if len(runs) else ():
+        try:
+            spec, params = resolve(variant)
+        except InputError:  # a name no solver has is no dense run
+            continue
+        if spec.name == "an_bf_dense":
+            out[(int(params["edges_per_thread"]), params["order"])] = variant
+    return out
+
+
+def _no_run(runs, graphs, variant) -> Untestable:
+    return (missing(runs, graphs[0] if graphs else None, variant)
+            or Untestable(reason=f"{variant} did not run"))
+
+
+def _columns(runs, graph, variants):
+    series = [per_source(runs, graph, v) for v in variants]
+    if not series or any(s.empty for s in series):
+        return None
+    df = pd.concat(series, axis=1, join="inner")
+    return df.to_numpy() if len(df) else None
+
+
+def evidence_fig1(claims, runs, stats) -> dict:
+    graphs = _graphs(runs, stats)
+    variants = {k: v for (k, order), v in sorted(dense_variants(runs).items())
+                if order == "coalesced"}
+    ran = {g: a for g in graphs if (a := _columns(runs, g, list(variants.values()))) is not None}
+    first = next(iter(variants.values()), "an_bf_dense")
+    if not ran or len(variants) < 2:
+        why = _no_run(runs, graphs, first)
+        return {"a.fig1.best": why, "a.fig1.vertices": why}
+    n = f"{len(ran)} graphs x " + " / ".join(sorted({units_of(runs, g, first) for g in ran}))
+    out = {"a.fig1.best": Sweep(params=list(variants), groups=list(ran.values()), n=n,
+                                data=data_of(stats, ran), units=unit_name(runs, graphs[0], first))}
+    if len(ran) < 3:
+        out["a.fig1.vertices"] = Untestable(reason="fewer than three graph sizes in this config")
+        return out
+    xs = [stats[g]["vertices"] for g in ran]
+    fits = {f"{k} edges/thread": Fit(xs=xs, ys=[a[:, i] for a in ran.values()], n=n,
+                                     data=data_of(stats, ran))
+            for i, k in enumerate(variants)}
+    out["a.fig1.vertices"] = Across(parts=list(fits.values()), labels=list(fits), n=n,
+                                    what="settings", data=data_of(stats, ran))
+    return out
+
+
+def evidence_coalescing(claims, runs, stats) -> dict:
+    graphs = _graphs(runs, stats)
+    variants = dense_variants(runs)
+    parts = {}
+    for g in graphs:
+        for (k, order), v in variants.items():
+            if order != "coalesced" and (k, "coalesced") in variants:
+                parts[f"{g} {k} e/t {order}"] = ratio(runs, stats, g, v, variants[(k, "coalesced")])
+    if not parts:
+        return {"a.coal": _no_run(runs, graphs, "an_bf_dense")}
+    return {"a.coal": across(parts, stats, what="settings")}
+
+
+def evidence_fig2(claims, runs, stats) -> dict:
+    graphs = _graphs(runs, stats)
+    basic = dense_variants(runs).get((1, "coalesced"), "an_bf_dense")
+    edge = {}
+    for g in graphs:
+        gone = missing(runs, g, basic, "an_bf_incoming", "an_bf_outgoing")
+        a = None if gone else _columns(runs, g, ["an_bf_incoming", "an_bf_outgoing", basic])
+        edge[g] = gone or (Untestable(reason="no shared sources") if a is None else Bootstrap(
+            groups=[a], statistic=_vertex_over_edge, units=unit_name(runs, g, basic),
+            n=units_of(runs, g, basic), data=data_of(stats, [g])))
+    return {"a.fig2.edge": across(edge, stats),
+            "a.fig2.pull": across({g: ratio(runs, stats, g, "an_bf_outgoing", "an_bf_incoming")
+                                   for g in graphs}, stats)}
+
+
+def _vertex_over_edge(groups) -> float:
+    g = groups[0]
+    return min(g[:, 0].mean(), g[:, 1].mean()) / g[:, 2].mean()
+
+
+def evidence_transfers(claims, runs, stats, benchmarks=None) -> dict:
+    graphs = _graphs(runs, stats)
+    out = {"a.t41.share": _share(runs, stats, graphs)}
+    b = (benchmarks or {}).get(TRANSFERS)
+    ok = b[b["status"] == "ok"] if b is not None and len(b) else pd.DataFrame()
+    if ok.empty:
+        why = Untestable(reason=str(b["status"].iloc[0]) if b is not None and len(b)
+                         else "no transfer benchmark in this config")
+        for cid in ("a.t41.pinned", "a.t41.grows", "a.t41.streams", "a.t41.second_half"):
+            out[cid] = why
+        return out
+    sizes = [(g, mine) for g, mine in ok.groupby("graph", sort=False)]
+    sizes.sort(key=lambda x: x[1]["matrix_bytes"].iloc[0])
+    data = data_of(stats, [g for g, _ in sizes])
+
+    def spread(fn, what):
+        parts = {g: Spread(values=list(fn(m)), what="trials", n=f"1 source x {len(m)} trials",
+                           data=data_of(stats, [g])) for g, m in sizes}
+        return Across(parts=list(parts.values()), labels=list(parts), what=what,
+                      n=f"{len(parts)} sizes x 1 source x {len(sizes[0][1])} trials", data=data)
+
+    out["a.t41.pinned"] = spread(lambda m: m["pageable_ms"] / m["pinned_ms"], "matrix sizes")
+    out["a.t41.streams"] = spread(lambda m: (m["pinned_ms"] + m["solve_ms"]) / m["two_stream_ms"],
+                                  "matrix sizes")
+    out["a.t41.grows"] = (Fit(xs=[m["matrix_bytes"].iloc[0] for _, m in sizes],
+                              ys=[(m["pageable_ms"] / m["pinned_ms"]).to_numpy() for _, m in sizes],
+                              units="trials", data=data,
+                              n=f"{len(sizes)} sizes x 1 source x {len(sizes[0][1])} trials")
+                          if len(sizes) > 2 else
+                          Untestable(reason="fewer than three matrix sizes in this config"))
+    if "second_phase_iterations" not in ok:
+        out["a.t41.second_half"] = Untestable(
+            reason="this benchmark table predates the second phase's iteration counter "
+                   "(second_phase_iterations): rerun the transfer benchmark")
+    else:
+        parts = {g: Exact(values=list(m["iterations"] / m["second_phase_iterations"].clip(lower=1)),
+                          what="trials", data=data_of(stats, [g]))
+                 for g, m in sizes}
+        out["a.t41.second_half"] = Across(parts=list(parts.values()), labels=list(parts),
+                                          what="matrix sizes", data=data,
+                                          n=f"{len(parts)} sizes x 1 source")
+    return out
+
+
+def _share(runs, stats, graphs):
+    """The largest share over the graphs of the pageable upload in upload + solve (basic)."""
+    basic = dense_variants(runs).get((1, "coalesced"), "an_bf_dense")
+    groups = {}
+    for g in graphs:
+        up, solve = per_source(runs, g, basic, "upload_ms"), per_source(runs, g, basic)
+        both = up.index.intersection(solve.index)
+        if len(both):
+            groups[g] = np.column_stack([up[both], solve[both]])
+    if not groups:
+        return _no_run(runs, graphs, basic)
+
+    def largest(gs):
+        return 100 * max(g[:, 0].mean() / (g[:, 0].mean() + g[:, 1].mean()) for g in gs)
+
+    best = max(groups, key=lambda g: largest([groups[g]]))
+    return Bootstrap(groups=list(groups.values()), statistic=largest,
+                     units=unit_name(runs, graphs[0], basic), data=data_of(stats, groups),
+                     n=f"{len(groups)} graphs x " + units_of(runs, best, basic),
+                     detail=f"largest on {best}")
