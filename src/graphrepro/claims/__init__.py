@@ -23,11 +23,12 @@ from .rule import (
                      Spread,
                      Sweep,
                      Untestable,
+                     Validated,
                      judge,
                      printed_band,
 )
 
 __all__ = ["KINDS", "LEDGER_COLUMNS", "VERDICTS", "Across", "Band", "Bootstrap", "Estimate",
-           "Evidence", "Exact", "Fit", "Spread", "Sweep", "Untestable", "claims_path", "collect",
+           "Evidence", "Exact", "Fit", "Spread", "Sweep", "Untestable", "Validated", "claims_path", "collect",
            "counts", "fill_verdicts", "judge", "judge_target", "load_claims", "printed_band",
            "summary"]

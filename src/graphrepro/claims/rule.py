@@ -11,7 +11,8 @@ interval, set against the claim's published band, into one of five verdicts:
 - ``not reproduced``: the interval lies outside the band, on the other side of the null or with
   no null to keep;
 - ``inconclusive``: the interval straddles an edge of the band: the difference is inside our own
-  source-to-source or run-to-run variation;
+  source-to-source or run-to-run variation; or it rests on a value extrapolated from a partial
+  run that no finished run validates (:class:`Validated` with no error);
 - ``not testable here``: the claim needs hardware, data or an algorithm this study does not have,
   or the run that would test it did not happen here (the reason says which).
 
@@ -193,6 +194,27 @@ class Exact(Evidence):
 
 
 @dataclass
+class Validated(Evidence):
+    """One value that rests on no repeated runs of its own: extrapolated from a run stopped part
+    way, or a single run compared across runs. ``error``: its relative error as measured
+    elsewhere (the extrapolation's error on cells that finished, or the run-to-run variation of
+    a run that was repeated), ``basis`` says on what; the interval is value / (1 + error) to
+    value x (1 + error). ``error=None``: nothing validates it, and the claim it stands in is
+    ``inconclusive`` (``basis`` says why) whatever its value."""
+
+    value: float = math.nan
+    error: float | None = None
+    basis: str = ""
+
+    def estimate(self, rng):
+        v = float(self.value)
+        if self.error is None:
+            return Estimate(v, v, v, f"unvalidated: {self.basis}")
+        lo, hi = sorted((v / (1 + self.error), v * (1 + self.error)))
+        return Estimate(v, lo, hi, f"value +- {self.error:.0%} ({self.basis})")
+
+
+@dataclass
 class Across(Evidence):
     """One claim made of several (a range over graphs, "on every graph"): ``ours`` is the median
     of the parts, the interval runs from the lowest part's low end to the highest part's high
@@ -304,6 +326,11 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
         return Judgement("not testable here", why + (f" (ours {_fmt(ours)}, not judged)"
                                                      if ours is not None else ""), ours=ours)
     band = claim_band(claim)
+    unvalidated = _unvalidated(evidence)
+    if unvalidated:  # an extrapolation nothing checked decides nothing, whatever its value
+        return Judgement("inconclusive", "rests on " + "; ".join(
+            f"{_fmt(u.value)} ({u.basis})" for u in unvalidated)
+            + (f"; {evidence.detail}" if evidence.detail else ""), band=str(band))
     est = evidence.estimate(np.random.default_rng(seed))
     if not all(map(math.isfinite, (est.low, est.high))) and kind != "best parameter":
         return Judgement("not testable here", f"no finite measurement ({evidence.detail})".rstrip(" ()"),
@@ -339,6 +366,12 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
     j.verdict, where = _against(kind, band, null, est)
     j.reason = f"{said} {where.format(band=band)}" + detail
     return j
+
+
+def _unvalidated(evidence: Evidence) -> list:
+    """The Validated values with no error behind a claim (itself, or parts of an Across)."""
+    parts = evidence.parts if isinstance(evidence, Across) else [evidence]
+    return [p for p in parts if isinstance(p, Validated) and p.error is None]
 
 
 # An Across claim takes its parts' worst verdict: one part outside the band breaks it.
