@@ -211,7 +211,8 @@ class Validated(Evidence):
         if self.error is None:
             return Estimate(v, v, v, f"unvalidated: {self.basis}")
         lo, hi = sorted((v / (1 + self.error), v * (1 + self.error)))
-        return Estimate(v, lo, hi, f"value +- {self.error:.0%} ({self.basis})")
+        return Estimate(v, lo, hi, f"value +- {self.error:.0%} ({self.basis})" if self.error
+                        else self.basis)
 
 
 @dataclass
@@ -328,9 +329,14 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
     band = claim_band(claim)
     unvalidated = _unvalidated(evidence)
     if unvalidated:  # an extrapolation nothing checked decides nothing, whatever its value
-        return Judgement("inconclusive", "rests on " + "; ".join(
-            f"{_fmt(u.value)} ({u.basis})" for u in unvalidated)
-            + (f"; {evidence.detail}" if evidence.detail else ""), band=str(band))
+        bases: dict = {}
+        for label, u in unvalidated:
+            bases.setdefault(u.basis, []).append(f"{label} {_fmt(u.value)}".strip())
+        est = evidence.estimate(np.random.default_rng(seed))
+        return Judgement("inconclusive", "rests on values nothing validates: " + "; ".join(
+            f"{', '.join(values)} ({basis})" for basis, values in bases.items())
+            + (f"; {evidence.detail}" if evidence.detail else ""), est.ours, est.low, est.high,
+            est.interval, str(band))
     est = evidence.estimate(np.random.default_rng(seed))
     if not all(map(math.isfinite, (est.low, est.high))) and kind != "best parameter":
         return Judgement("not testable here", f"no finite measurement ({evidence.detail})".rstrip(" ()"),
@@ -369,9 +375,14 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
 
 
 def _unvalidated(evidence: Evidence) -> list:
-    """The Validated values with no error behind a claim (itself, or parts of an Across)."""
-    parts = evidence.parts if isinstance(evidence, Across) else [evidence]
-    return [p for p in parts if isinstance(p, Validated) and p.error is None]
+    """(label, part) of the Validated values with no error behind a claim (itself, or the
+    parts of an Across)."""
+    if isinstance(evidence, Across):
+        labels = list(evidence.labels) or [""] * len(evidence.parts)
+        pairs = list(zip(labels, evidence.parts))
+    else:
+        pairs = [("", evidence)]
+    return [(label, p) for label, p in pairs if isinstance(p, Validated) and p.error is None]
 
 
 # An Across claim takes its parts' worst verdict: one part outside the band breaks it.

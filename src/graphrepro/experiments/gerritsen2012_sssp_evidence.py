@@ -88,10 +88,14 @@ def extrapolation_check(benchmarks) -> tuple[float | None, str]:
         ok = est.notna() & fin.notna() & (fin > 0)
         errors += list((est[ok] - fin[ok]).abs() / fin[ok])
     if not errors:
-        return None, ("extrapolated from part of an I/O-block, and no finished cell of this run "
+        return None, ("extrapolated from part of an I/O-block; no finished cell of this run "
                       "records the extrapolation beside its finished time to validate it")
     return float(max(errors)), (f"the extrapolation's largest error on {len(errors)} finished "
                                 f"I/O-block{'s' * (len(errors) != 1)}: {max(errors):.0%}")
+
+
+KINDS = {"finished": "cells finished", "lower bound": "cells decided by the time they had run "
+         "when stopped", "extrapolated": "cells extrapolated", "stopped": "cells stopped in part 1"}
 
 
 def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
@@ -107,8 +111,8 @@ def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
     if _partial(r):
         return Validated(value=secs / cpu_s, error=error, basis=basis), "extrapolated"
     return (Validated(value=(lb or 0.0) / cpu_s, error=None,
-                      basis=f"stopped inside part 1 ({r['status']}): a lower bound at or under "
-                            f"the CPU's time decides nothing"), "stopped")
+                      basis="stopped inside part 1: a lower bound at or under the CPU's time, "
+                            "and no extrapolation"), "stopped")
 
 
 def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
@@ -135,7 +139,7 @@ def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
     data = _data(b)
     out["t51.cpu_faster"] = _across(dict(zip(labels, parts)), "cells", data,
                                     f"{len(parts)} cells, 1 I/O-block each",
-                                    "cells: " + ", ".join(f"{n} {k}" for k, n in kinds.items()))
+                                    ", ".join(f"{n} {KINDS[k]}" for k, n in kinds.items()))
     # faster for higher C: consecutive C of one M, both with a time (finished or extrapolated)
     pairs, plabels = [], []
     for m, grp in gpu[gpu.apply(_has_time, axis=1)].groupby("block"):
