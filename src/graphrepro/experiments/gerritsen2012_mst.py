@@ -528,9 +528,9 @@ target(Target("gerritsen2012_table3_7", DOC, "Table 3.7",
               compare=compare_table3_7, figure=version_figure(*ALL_VERSIONS),
               evidence=evidence_table3_7, benchmarks=tuple(bench(v) for v in ALL_VERSIONS)))
 target(Target("gerritsen2012_table3_8", DOC, "Table 3.8",
-              "the three phases of the I/O-efficient MST, CPU and GPU first phase, on the centre "
-              "crop the config names (phases_side; the reference run: 2048^2), not the thesis's "
-              "whole 40 ft grid (that is gerritsen2012_table3_8_full)",
+              "the three phases of the I/O-efficient MST, CPU and GPU first phase, on the config's "
+              "phases_terrain cropped to phases_side (the reference run: a 2048^2 centre crop, "
+              "not the thesis's whole 40 ft grid, which is gerritsen2012_table3_8_full)",
               compare=compare_table3_8, figure=figure_table3_8, evidence=evidence_table3_8,
               benchmarks=PHASES))
 # The same on a (much) bigger grid, its own target so it can be run or skipped: the thesis's
