@@ -11,9 +11,12 @@ import pandas as pd
 import pytest
 
 from graphrepro.claims import Validated, judge, load_claims
-from graphrepro.experiments import get_target
 from graphrepro.experiments import gerritsen2012_mst as g12
-from graphrepro.experiments.gerritsen2012_sssp import extrapolate_alg1, extrapolation_point
+from graphrepro.experiments import get_target
+from graphrepro.experiments.gerritsen2012_sssp import (
+    extrapolate_alg1,
+    extrapolation_point,
+)
 from graphrepro.experiments.gerritsen2012_sssp_evidence import (
     cap_check,
     evidence_table5_1,
