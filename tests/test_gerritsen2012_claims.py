@@ -213,6 +213,9 @@ def test_reference_ledger_judges_every_gerritsen2012_claim():
     # Tables 5.2 / 5.3 inside the 2-D run's 23% variation
     assert g.loc["t52.slower", "verdict"] == g.loc["t53.slower", "verdict"] == "inconclusive"
     assert g.loc["t35.vs_best", "verdict"] in ("reproduced", "not reproduced", "inconclusive")
+    # one GPU timing per block side: a 17% lead is no best block side yet
+    assert g.loc["t54.best_gpu", "verdict"] == "inconclusive"
+    assert g.loc["t54.best_cpu", "verdict"] == "reproduced"  # four batches per side
     table = pd.read_csv(REFERENCE / "targets" / "gerritsen2012_table5_7.csv", dtype=str,
                         keep_default_na=False)
     cap = table[table["column"] == "memory cap"]["note"].iloc[0]

@@ -270,6 +270,15 @@ def _best(cells, impl, sides, data) -> object:
         return Untestable(reason=f"{impl} ran on fewer than two of the block sides {sides}")
     cols = [_per_2_20_batches(cells[m][impl]) for m in have]
     k = min(len(c) for c in cols)  # batch i of every side: the same centre region
+    means = [float(np.mean(c)) for c in cols]
+    if k < 2:  # one timing per side: nothing to weigh the gaps between them against
+        order = np.argsort(means)
+        gap = means[order[1]] / means[order[0]] - 1
+        return Validated(value=float(have[order[0]]), error=None, data=data,
+                         n="one timing per block side",
+                         basis=f"one timing per block side, no repeat to weigh its {gap:.0%} "
+                               f"lead over {have[order[1]]} x {have[order[1]]} against",
+                         detail=", ".join(f"{m} x {m}: {t:.3g} s" for m, t in zip(have, means)))
     return Sweep(params=have, groups=[np.column_stack([c[:k] for c in cols])], units="batches",
                  n=f"{k} batch(es) of blocks per side", data=data,
                  detail=", ".join(f"{m} x {m}: {np.mean(c):.3g} s" for m, c in zip(have, cols)))
