@@ -14,6 +14,7 @@ from graphrepro.claims import Validated, judge, load_claims
 from graphrepro.experiments import gerritsen2012_mst as g12
 from graphrepro.experiments import get_target
 from graphrepro.experiments.gerritsen2012_sssp import (
+    _row,
     extrapolate_alg1,
     extrapolation_point,
 )
@@ -114,6 +115,11 @@ def test_the_extrapolation_point_of_a_finished_child():
     assert finished == pytest.approx(5000)
     assert extrapolate_alg1(err, 100.0)[1] == "1 whole I/O-block"
     assert extrapolation_point(err.replace("4/4", "3/4")) is None  # never finished a block
+    # the benchmark row keeps the pair for the ledger's check
+    row = _row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
+                                            "batch_ms": [5000.0], "counters": {},
+                                            "partial": (est, finished)}, c=4, variant="2d")
+    assert (row["partial_estimate_ms"], row["partial_finished_ms"]) == (est, finished)
 
 
 # --- Tables 5.2 and 5.3: one run each, weighed against the 2-D run's own variation ---------------
