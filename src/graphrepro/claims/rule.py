@@ -11,7 +11,8 @@ interval, set against the claim's published band, into one of five verdicts:
 - ``not reproduced``: the interval lies outside the band, on the other side of the null or with
   no null to keep;
 - ``inconclusive``: the interval straddles an edge of the band: the difference is inside our own
-  source-to-source or run-to-run variation;
+  source-to-source or run-to-run variation; or it rests on a value extrapolated from a partial
+  run that no finished run validates (:class:`Validated` with no error);
 - ``not testable here``: the claim needs hardware, data or an algorithm this study does not have,
   or the run that would test it did not happen here (the reason says which).
 
@@ -195,6 +196,28 @@ class Exact(Evidence):
 
 
 @dataclass
+class Validated(Evidence):
+    """One value that rests on no repeated runs of its own: extrapolated from a run stopped part
+    way, or a single run compared across runs. ``error``: its relative error as measured
+    elsewhere (the extrapolation's error on cells that finished, or the run-to-run variation of
+    a run that was repeated), ``basis`` says on what; the interval is value / (1 + error) to
+    value x (1 + error). ``error=None``: nothing validates it, and the claim it stands in is
+    ``inconclusive`` (``basis`` says why) whatever its value."""
+
+    value: float = math.nan
+    error: float | None = None
+    basis: str = ""
+
+    def estimate(self, rng):
+        v = float(self.value)
+        if self.error is None:
+            return Estimate(v, v, v, f"unvalidated: {self.basis}")
+        lo, hi = sorted((v / (1 + self.error), v * (1 + self.error)))
+        return Estimate(v, lo, hi, f"value +- {self.error:.0%} ({self.basis})" if self.error
+                        else self.basis)
+
+
+@dataclass
 class Across(Evidence):
     """One claim made of several (a range over graphs, "on every graph"): ``ours`` is the median
     of the parts, the interval runs from the lowest part's low end to the highest part's high
@@ -306,6 +329,16 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
         return Judgement("not testable here", why + (f" (ours {_fmt(ours)}, not judged)"
                                                      if ours is not None else ""), ours=ours)
     band = claim_band(claim)
+    unvalidated = _unvalidated(evidence)
+    if unvalidated:  # an extrapolation nothing checked decides nothing, whatever its value
+        bases: dict = {}
+        for label, u in unvalidated:
+            bases.setdefault(u.basis, []).append(f"{label} {_fmt(u.value)}".strip())
+        est = evidence.estimate(np.random.default_rng(seed))
+        return Judgement("inconclusive", "rests on values nothing validates: " + "; ".join(
+            f"{', '.join(values)} ({basis})" for basis, values in bases.items())
+            + (f"; {evidence.detail}" if evidence.detail else ""), est.ours, est.low, est.high,
+            est.interval, str(band))
     est = evidence.estimate(np.random.default_rng(seed))
     if not all(map(math.isfinite, (est.low, est.high))) and kind != "best parameter":
         return Judgement("not testable here", f"no finite measurement ({evidence.detail})".rstrip(" ()"),
@@ -341,6 +374,17 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
     j.verdict, where = _against(kind, band, null, est)
     j.reason = f"{said} {where.format(band=band)}" + detail
     return j
+
+
+def _unvalidated(evidence: Evidence) -> list:
+    """(label, part) of the Validated values with no error behind a claim (itself, or the
+    parts of an Across)."""
+    if isinstance(evidence, Across):
+        labels = list(evidence.labels) or [""] * len(evidence.parts)
+        pairs = list(zip(labels, evidence.parts))
+    else:
+        pairs = [("", evidence)]
+    return [(label, p) for label, p in pairs if isinstance(p, Validated) and p.error is None]
 
 
 # An Across claim takes its parts' worst verdict: one part outside the band breaks it.

@@ -1,0 +1,213 @@
+"""gerritsen2012 chapter 3's evidence: per-block benchmark tables -> the numbers behind each claim.
+
+The thesis reduces its per-block times to a maximum, minimum and average over its 10,000 centre
+blocks; its claims are about the average. Ours is the mean over our centre blocks of each block's
+median time (over trials), and its interval a bootstrap over the blocks, the two versions of a
+comparison paired by block (they ran on the same blocks). None of these functions judges: the
+one rule (graphrepro.claims.rule) does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..claims.rule import Bootstrap, Exact, Fit, Spread, Untestable
+from .gerritsen2012_mst import (
+    PARTS,
+    PHASES,
+    SWEEP,
+    _fastest,
+    _phases,
+    _status,
+    _table,
+    bench,
+    per_block,
+)
+
+
+def _data(benchmarks, *names) -> str:
+    """The terrain behind a benchmark (its grid's name; its origin, real or stand-in, is in the
+    report's terrain list) and the part of it that was timed."""
+    for name in names:
+        df = (benchmarks or {}).get(name if name.startswith("gerritsen2012_") else bench(name))
+        if df is None or not len(df) or "grid" not in df:
+            continue
+        grid = str(df["grid"].iloc[0])
+        if "blocks" in df:
+            return f"terrain {grid}: {int(df['blocks'].iloc[0])} centre blocks of " \
+                   f"{int(df['block_side'].iloc[0])}^2"
+        sides = sorted(pd.to_numeric(df["side"], errors="coerce").dropna().astype(int).unique())
+        span = f"{sides[0]}^2" if sides[0] == sides[-1] else f"s {sides[0]}^2..{sides[-1]}^2"
+        return f"terrain {grid}: centre crop" + (span if span.startswith("s") else f" {span}")
+    return ""
+
+
+def _why_not(benchmarks, *variants) -> Untestable | None:
+    for v in variants:
+        why = _status(_table(benchmarks, v))
+        if why is not None:
+            return Untestable(reason=f"{v}: {why}")
+    return None
+
+
+def _paired(benchmarks, a: str, b: str) -> pd.DataFrame:
+    """Per block, the median total of ``a`` and of ``b`` (columns a, b), blocks both ran."""
+    pa, pb = per_block(_table(benchmarks, a))["total_ms"], per_block(_table(benchmarks, b))["total_ms"]
+    return pd.concat([pa.rename("a"), pb.rename("b")], axis=1, join="inner")
+
+
+def _gain(groups) -> float:
+    """(mean a - mean b) / mean a, in %: the thesis's speedup, [1] and [2]."""
+    g = groups[0]
+    return 100 * (g[:, 0].mean() - g[:, 1].mean()) / g[:, 0].mean()
+
+
+def _ratio(groups) -> float:
+    g = groups[0]
+    return g[:, 0].mean() / g[:, 1].mean()
+
+
+def gain(benchmarks, base: str, new: str, statistic=_gain):
+    """(base - new) / base of the mean per-block time, bootstrapped over blocks in pairs."""
+    gone = _why_not(benchmarks, base, new)
+    if gone:
+        return gone
+    p = _paired(benchmarks, base, new)
+    trials = int(_table(benchmarks, new).groupby("block").size().median())
+    return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=statistic, units="blocks",
+                     n=f"{len(p)} blocks x {trials} trial{'s' * (trials != 1)}",
+                     data=_data(benchmarks, new),
+                     detail=f"{base} {p['a'].mean():.3g} ms, {new} {p['b'].mean():.3g} ms per block")
+
+
+def _cpu_wins(benchmarks):
+    gone = _why_not(benchmarks, "cpu_baseline", "gpu_baseline")
+    if gone:
+        return gone
+    p = _paired(benchmarks, "cpu_baseline", "gpu_baseline")
+    wins = int((p["a"] < p["b"]).sum())
+    return Exact(values=[wins], n=f"{len(p)} blocks", data=_data(benchmarks, "gpu_baseline"),
+                 detail=f"the CPU version is faster on {wins} of {len(p)} blocks; the slowest GPU "
+                        f"block {p['b'].max():.3g} ms, the slowest CPU block {p['a'].max():.3g} ms")
+
+
+def evidence_table3_1(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t31.speedup": gain(benchmarks, "cpu_baseline", "gpu_baseline"),
+            "t31.cpu_wins_some": _cpu_wins(benchmarks)}
+
+
+def evidence_table3_2(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t32.cpu_gain": gain(benchmarks, "cpu_baseline", "cpu_tournament"),
+            "t32.gpu_same": Untestable(reason="see the claim")}
+
+
+def evidence_table3_3(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t33.cpu_slowdown": gain(benchmarks, "cpu_baseline", "cpu_mark"),
+            "t33.gpu_slowdown": gain(benchmarks, "gpu_baseline", "gpu_mark")}
+
+
+def evidence_table3_4(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t34.cpu_gain": gain(benchmarks, "cpu_baseline", "cpu_prealloc"),
+            "t34.gpu_gain": gain(benchmarks, "gpu_baseline", "gpu_prealloc")}
+
+
+def evidence_table3_5(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t35.gain": gain(benchmarks, "gpu_baseline", "gpu_reduce"),
+            "t35.vs_best": gain(benchmarks, "gpu_reduce", "gpu_prealloc", statistic=_ratio)}
+
+
+def evidence_table3_7(claims, runs, stats, benchmarks=None) -> dict:
+    cpu, gpu = _fastest(benchmarks, "cpu"), _fastest(benchmarks, "gpu")
+    if cpu is None or gpu is None:
+        return {"t37.speedup": _why_not(benchmarks, "cpu_prealloc", "gpu_prealloc")
+                or Untestable(reason="no CPU or no GPU version ran")}
+    ev = gain(benchmarks, cpu[0], gpu[0])
+    if not isinstance(ev, Untestable):
+        ev.detail = f"fastest CPU version {cpu[0]}, fastest GPU version {gpu[0]}: " + ev.detail
+    return {"t37.speedup": ev}
+
+
+def share(benchmarks):
+    """Dead ends + contraction as a share of the per-block time, in the version Figure 3.6
+    decomposes (Table 3.4's: its GPU version where it ran, else the CPU one)."""
+    for want in ("gpu_prealloc", "cpu_prealloc"):
+        if _status(_table(benchmarks, want)) is None:
+            break
+    else:
+        return _why_not(benchmarks, "gpu_prealloc")
+    pb = per_block(_table(benchmarks, want))
+    cols = [f"{p}_ms" for p in PARTS]
+
+    def stat(groups):
+        g = groups[0]  # dead ends, contraction, then every part
+        return 100 * (g[:, 0].sum() + g[:, 1].sum()) / g[:, 2:].sum()
+
+    arr = np.column_stack([pb["dead_ends_ms"], pb["contraction_ms"], pb[cols].to_numpy()])
+    return Bootstrap(groups=[arr], statistic=stat, units="blocks", n=f"{len(pb)} blocks",
+                     data=_data(benchmarks, want),
+                     detail=f"{want}" + ("" if want.startswith("gpu") else
+                                         " (the GPU version did not run here)"))
+
+
+def evidence_fig3_6(claims, runs, stats, benchmarks=None) -> dict:
+    return {"f36.share": share(benchmarks)}
+
+
+def _sweep_fit(benchmarks, column) -> Fit | Untestable:
+    df = (benchmarks or {}).get(SWEEP)
+    why = _status(df)
+    if why is not None:
+        return Untestable(reason=f"the size sweep: {why}")
+    ok = df[df["status"] == "ok"].copy()
+    ok["transfers"] = ok["total_block_reads"] + ok["total_block_writes"]
+    ok["bytes"] = ok["total_bytes_read"] + ok["total_bytes_written"]
+    ok["time_ms"] = ok["phase1_ms"] + ok["phase2_ms"] + ok["phase3_ms"]
+    sizes = sorted(ok["vertices"].unique())
+    if len(sizes) < 2:
+        return Untestable(reason="the size sweep has one size: no growth to fit")
+    ys = [ok[ok["vertices"] == n][column].astype(float).to_numpy() for n in sizes]
+    trials = int(np.median([len(y) for y in ys]))
+    return Fit(xs=[float(n) for n in sizes], ys=ys, units="trials",
+               n=f"{len(sizes)} sizes x {trials} trial{'s' * (trials != 1)}",
+               data=_data(benchmarks, SWEEP),
+               detail=f"N = {int(sizes[0])}..{int(sizes[-1])}: "
+                      + ", ".join(f"{np.mean(y):.4g}" for y in ys))
+
+
+def evidence_table3_6(claims, runs, stats, benchmarks=None) -> dict:
+    return {"t36.gpu_bounds": Untestable(reason="see the claim"),
+            "t36.io": _sweep_fit(benchmarks, "bytes"),
+            "t36.time": _sweep_fit(benchmarks, "time_ms")}
+
+
+def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
+    cpu = _phases(benchmarks, PHASES[0])
+    gpu = _phases(benchmarks, PHASES[1])
+    data = _data(benchmarks, *PHASES)
+    out = {"t38.minutes": Untestable(reason="see the claim")}
+    if cpu is None:
+        why = _status((benchmarks or {}).get(PHASES[0]))
+        out["t38.phase1_most"] = out["t38.gpu_gain"] = Untestable(reason=f"CPU phases: {why}")
+        return out
+    rows = lambda name: (benchmarks[name][benchmarks[name]["status"] == "ok"])
+    c = rows(PHASES[0])
+    shares = 100 * c["phase1_ms"] / (c["phase1_ms"] + c["phase2_ms"] + c["phase3_ms"])
+    out["t38.phase1_most"] = Spread(values=list(shares), what="trials", n=f"{len(c)} trial(s)",
+                                    data=data, detail=f"{cpu['_side']}^2 grid: phase 1 "
+                                    f"{cpu['Phase 1'] / 1e3:.3g} of {cpu['Total'] / 1e3:.3g} s")
+    if gpu is None:
+        why = _status((benchmarks or {}).get(PHASES[1]))
+        out["t38.gpu_gain"] = Untestable(reason=f"GPU first phase: {why}")
+    elif cpu["_digest"] != gpu["_digest"]:
+        out["t38.gpu_gain"] = Untestable(reason="the CPU and GPU runs' trees differ (edge digest)")
+    else:
+        g = rows(PHASES[1])
+        tc = (c["phase1_ms"] + c["phase2_ms"] + c["phase3_ms"]).to_numpy()
+        tg = (g["phase1_ms"] + g["phase2_ms"] + g["phase3_ms"]).to_numpy()
+        gains = [100 * (a - b) / a for a in tc for b in tg]  # every pairing of the runs
+        out["t38.gpu_gain"] = Spread(values=gains, what="pairings of the CPU and GPU runs",
+                                     n=f"{len(tc)} x {len(tg)} run(s)", data=data,
+                                     detail=f"{cpu['_side']}^2 grid: {cpu['Total'] / 1e3:.3g} s "
+                                            f"against {gpu['Total'] / 1e3:.3g} s; trees identical")
+    return out

@@ -1,0 +1,440 @@
+"""gerritsen2012 chapter 5's evidence: the benchmark tables -> the numbers behind each claim.
+
+Two things decide what a number may stand for here (issue 18, defect 8):
+
+- GPU algorithm 1's cells stop after a time limit. A stopped cell's measured time is a lower
+  bound, which decides an ordering by itself when it is already past the other side; its
+  extrapolation (``extrapolate_alg1``) counts only with the error measured on cells that finished
+  (:func:`extrapolation_check`), and until then a claim resting on it is inconclusive.
+- Table 5.7's phases 2 and 3 ran under a data-segment cap, but the grid and G' are memory-mapped
+  files whose pages count as resident memory and are not capped: the cap binds the way the
+  thesis's 238 MB machine did only if the runs' peak resident memory stayed under it
+  (:func:`cap_check`). Where it did not, claims that rest on phase 2's time are not testable.
+
+None of these functions judges: the one rule (graphrepro.claims.rule) does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..claims.rule import Across, Fit, Spread, Sweep, Untestable, Validated
+from .gerritsen2012_sssp import _bench, _has_time, launch_arithmetic
+
+VERTICES = 1 << 20
+
+
+def _data(b: pd.DataFrame) -> str:
+    return str(b["data"].iloc[0]) if len(b) and "data" in b else ""
+
+
+def _missing(b: pd.DataFrame, table: str) -> Untestable:
+    return Untestable(reason=f"{table} was not measured in this results directory")
+
+
+def _across(parts: dict, what: str, data: str, n: str, detail: str = "") -> object:
+    """One claim over several cells; cells that could not be measured are left out and named,
+    and if none is left, the first one's reason stands."""
+    ok = {k: e for k, e in parts.items() if not isinstance(e, Untestable)}
+    gone = {k: e for k, e in parts.items() if isinstance(e, Untestable)}
+    if not ok:
+        return next(iter(gone.values()), Untestable(reason=f"no {what} in this config"))
+    left = "left out: " + "; ".join(f"{k}, {e.reason}" for k, e in gone.items()) if gone else ""
+    return Across(parts=list(ok.values()), labels=list(ok), what=what, data=data, n=n,
+                  detail="; ".join(x for x in (detail, left) if x))
+
+
+# --- GPU algorithm 1: lower bounds and the extrapolation ----------------------------------------
+
+def _finished(r) -> bool:
+    """A GPU algorithm 1 cell whose time comes from whole I/O-blocks (it finished them)."""
+    s = str(r.get("status", ""))
+    return s == "ok" or bool(re.match(r"extrapolated from \d+ whole I/O-block", s))
+
+
+def _partial(r) -> bool:
+    """A cell stopped inside an I/O-block: its time is an extrapolation from part of it."""
+    return str(r.get("status", "")).startswith("extrapolated from part")
+
+
+def lower_bound(r) -> float | None:
+    """Seconds per 2^20 vertices a stopped cell had certainly not finished in: its timed seconds
+    (printed to the second, so less half a second) on its I/O-blocks, scaled like every cell."""
+    s = str(r.get("status", ""))
+    m = re.search(r"stopped after (\d+(?:\.\d+)?) s", s)
+    if not m or _finished(r):
+        return None
+    seconds = max(float(m.group(1)) - 0.5, 0.0)
+    timed = float(r["blocks"]) * float(r["block"]) ** 2
+    return seconds * VERTICES / timed
+
+
+def extrapolation_check(benchmarks) -> tuple[float | None, str]:
+    """How far the partial-run extrapolation is off on cells that finished: each GPU algorithm 1
+    cell that finished an I/O-block and recorded what the extrapolation would have said part way
+    through it (``partial_estimate_ms`` beside ``partial_finished_ms``). (largest relative error,
+    what it rests on), or (None, why nothing validates it)."""
+    errors = []
+    for table in ("table5_1", "table5_2", "table5_3"):
+        b = _bench(benchmarks, table)
+        if not len(b) or "partial_estimate_ms" not in b:
+            continue
+        est = pd.to_numeric(b["partial_estimate_ms"], errors="coerce")
+        fin = pd.to_numeric(b.get("partial_finished_ms"), errors="coerce")
+        ok = est.notna() & fin.notna() & (fin > 0)
+        errors += list((est[ok] - fin[ok]).abs() / fin[ok])
+    if not errors:
+        return None, ("extrapolated from part of an I/O-block; no finished cell of this run "
+                      "records the extrapolation beside its finished time to validate it")
+    return float(max(errors)), (f"the extrapolation's largest error on {len(errors)} finished "
+                                f"I/O-block{'s' * (len(errors) != 1)}: {max(errors):.0%}")
+
+
+KINDS = {"finished": "cells finished", "lower bound": "cells decided by the time they had run "
+         "when stopped", "extrapolated": "cells extrapolated", "stopped": "cells stopped in part 1"}
+
+
+def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
+    """GPU time / CPU time of one cell as evidence, and a few words on what it rests on."""
+    secs = float(r["seconds_per_2_20"])
+    if _finished(r):
+        return Spread(values=[secs / cpu_s], what="run"), "finished"
+    lb = lower_bound(r)
+    if lb is not None and lb > cpu_s:
+        return (Validated(value=lb / cpu_s, error=0.0, basis="a lower bound: the measured time of "
+                          "an I/O-block stopped unfinished"), "lower bound")
+    error, basis = check
+    if _partial(r):
+        return Validated(value=secs / cpu_s, error=error, basis=basis), "extrapolated"
+    return (Validated(value=(lb or 0.0) / cpu_s, error=None,
+                      basis="stopped inside part 1: a lower bound at or under the CPU's time, "
+                            "and no extrapolation"), "stopped")
+
+
+def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
+    b = _bench(benchmarks, "table5_1")
+    out = {"t51.gpu_times": Untestable(reason="see the claim")}
+    if not len(b):
+        for c in ("t51.cpu_faster", "t51.higher_c", "t51.launches", "t51.cpu_growth"):
+            out[c] = _missing(b, "Table 5.1")
+        return out
+    check = extrapolation_check(benchmarks)
+    cpu = {int(r["block"]): float(r["seconds_per_2_20"]) for _, r in b.iterrows()
+           if r["impl"] == "cpu_dijkstra" and r["status"] == "ok"}
+    gpu = b[b["impl"] == "gpu_alg1"].copy()
+    gpu["c"] = pd.to_numeric(gpu["gpu_block"], errors="coerce")
+    parts, labels, kinds = [], [], {}
+    for _, r in gpu.sort_values(["block", "c"]).iterrows():
+        m = int(r["block"])
+        if m not in cpu or str(r["status"]).startswith(("not run", "did not fit", "failed")):
+            continue
+        ev, kind = _gpu_value(r, cpu[m], check)
+        parts.append(ev)
+        labels.append(f"M={m}^2 C={int(r['c'])}^2")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    data = _data(b)
+    out["t51.cpu_faster"] = _across(dict(zip(labels, parts)), "cells", data,
+                                    f"{len(parts)} cells, 1 I/O-block each",
+                                    ", ".join(f"{n} {KINDS[k]}" for k, n in kinds.items()))
+    # faster for higher C: consecutive C of one M, both with a time (finished or extrapolated)
+    pairs, plabels = [], []
+    for m, grp in gpu[gpu.apply(_has_time, axis=1)].groupby("block"):
+        grp = grp.sort_values("c")
+        for (_, lo), (_, hi) in zip(grp.iloc[:-1].iterrows(), grp.iloc[1:].iterrows()):
+            ratio = float(lo["seconds_per_2_20"]) / float(hi["seconds_per_2_20"])
+            both = _finished(lo) and _finished(hi)
+            pairs.append(Spread(values=[ratio], what="run") if both else
+                         Validated(value=ratio, error=check[0], basis=check[1]))
+            plabels.append(f"M={int(m)}^2 C={int(lo['c'])}^2/{int(hi['c'])}^2")
+    out["t51.higher_c"] = _across(dict(zip(plabels, pairs)), "pairs of cells", data,
+                                  f"{len(pairs)} pairs of cells")
+    out["t51.launches"] = _launches(b, data)
+    ms = sorted(m for m in cpu if m >= 64)
+    if len(ms) >= 2:
+        out["t51.cpu_growth"] = Fit(xs=[float(m * m) for m in ms], ys=[[cpu[m]] for m in ms],
+                                    units="blocks", n=f"{len(ms)} values of M, one run each",
+                                    data=data, detail="s per 2^20 vertices: " + ", ".join(
+                                        f"M={m}^2 {cpu[m]:.3g}" for m in ms))
+    else:
+        out["t51.cpu_growth"] = Untestable(reason="fewer than two M with a CPU time")
+    return out
+
+
+def _launches(b, data):
+    cell = b[(b["impl"] == "gpu_alg1") & (b["block"].astype(float) == 64)
+             & (pd.to_numeric(b["gpu_block"], errors="coerce") == 16)]
+    if not len(cell):
+        return Untestable(reason="the cell M = 64^2, C = 16^2 is not in this config (extra_cells)")
+    r = cell.iloc[0]
+    counters = json.loads(r["counters"]) if r["status"] == "ok" and str(r.get("counters", "")) \
+        not in ("", "nan") else {}
+    key = next((k for k in counters if "launch" in k), None)
+    if key is None:
+        return Untestable(reason=f"the cell M = 64^2, C = 16^2 stopped before its launch counter "
+                                 f"was written ({r['status']})",
+                          ours=None)
+    ours = float(counters[key]) / float(r["blocks"])
+    return Spread(values=[ours], what="I/O-blocks", n=f"{int(r['blocks'])} I/O-block(s)", data=data,
+                  detail=f"the thesis's arithmetic {launch_arithmetic(64, 16):,}")
+
+
+# --- Tables 5.2 and 5.3: one run each, against the 2-D run's own variation ---------------------
+
+def _per_block(b, variant) -> float | None:
+    g = b[(b["impl"] == "gpu_alg1") & (b["variant"] == variant)] if len(b) else b
+    if not len(g) or not _has_time(g.iloc[0]):
+        return None
+    return float(np.mean(json.loads(g["batch_ms"].iloc[0])))
+
+
+def two_d_variation(benchmarks) -> tuple[float | None, str]:
+    """How far apart the 2-D run's mean per-I/O-block times are between Tables 5.2 and 5.3 (the
+    same run, same blocks, timed twice), relative to the smaller; (None, why) if not both."""
+    times, settings = [], []
+    for table in ("table5_2", "table5_3"):
+        b = _bench(benchmarks, table)
+        t = _per_block(b, "2d")
+        if t is None:
+            return None, f"the 2-D run of {table} gave no time, so its run-to-run variation is unknown"
+        times.append(t)
+        s = json.loads(b["settings"].iloc[0])
+        settings.append((s.get("block"), s.get("gpu_block")))
+    if settings[0] != settings[1]:
+        return None, "Tables 5.2 and 5.3 ran different M or C: no repeat of the 2-D run"
+    a, c = times
+    r = abs(a - c) / min(a, c)
+    return r, f"the 2-D run differs by {r:.0%} between Tables 5.2 and 5.3 ({a:.4g} and {c:.4g} ms)"
+
+
+def _variant_ratio(benchmarks, num_table, num, den_table, den) -> object:
+    bn, bd = _bench(benchmarks, num_table), _bench(benchmarks, den_table)
+    a, d = _per_block(bn, num), _per_block(bd, den)
+    if a is None or d is None:
+        g = bn[(bn["impl"] == "gpu_alg1")] if len(bn) else bn
+        why = "; ".join(f"{v}: {s}" for v, s in zip(g.get("variant", []), g.get("status", [])))
+        return Untestable(reason=f"no time for {num} or {den}" + (f" ({why})" if why else ""))
+    error, basis = two_d_variation(benchmarks)
+    if error is None:  # no repeat: one run each, nothing to weigh the difference against
+        return Untestable(reason=basis)
+    return Validated(value=a / d, error=error, basis=basis, data=_data(bn),
+                     n="1 I/O-block per variant (whole blocks, timed once)",
+                     detail=f"{num} {a:.4g} ms, {den} {d:.4g} ms per I/O-block")
+
+
+def evidence_table5_2(claims, runs, stats, benchmarks=None) -> dict:
+    ev = _variant_ratio(benchmarks, "table5_2", "3d", "table5_2", "2d")
+    return {"t52.slower": ev, "t52.avg": ev}
+
+
+def evidence_table5_3(claims, runs, stats, benchmarks=None) -> dict:
+    ev = _variant_ratio(benchmarks, "table5_3", "zorder", "table5_3", "2d")
+    return {"t53.slower": ev, "t53.avg": ev,
+            "t53.vs_3d": _variant_ratio(benchmarks, "table5_3", "zorder", "table5_2", "3d")}
+
+
+# --- Table 5.4: GPU algorithm 2 against the CPU -------------------------------------------------
+
+def _t54(b) -> dict:
+    """{block side: {impl: row}} of the cells with a time."""
+    out: dict = {}
+    for _, r in b.iterrows():
+        if r["status"] == "ok":
+            out.setdefault(int(r["block"]), {})[r["impl"]] = r
+    return out
+
+
+def _per_2_20_batches(r) -> np.ndarray:
+    """The row's batch times as seconds per 2^20 vertices (one per batch of blocks)."""
+    batches = np.asarray(json.loads(r["batch_ms"]), dtype=float)
+    per_batch = float(r["blocks"]) * float(r["block"]) ** 2 / len(batches)
+    return batches / 1e3 * VERTICES / per_batch
+
+
+def _cell_ratio(cells, m, num, den, data) -> object:
+    if m not in cells or num not in cells[m] or den not in cells[m]:
+        return Untestable(reason=f"{m} x {m}: the CPU or GPU algorithm 2 did not run")
+    a, d = cells[m][num], cells[m][den]
+    sa, sd = float(a["seconds_per_2_20"]), float(d["seconds_per_2_20"])
+    return Spread(values=[sa / sd], what="run", n="one run per cell", data=data,
+                  detail=f"{m} x {m}: CPU {float(cells[m]['cpu_dijkstra']['seconds_per_2_20']):.3g} s, "
+                         f"GPU {float(cells[m]['gpu_alg2']['seconds_per_2_20']):.3g} s per 2^20")
+
+
+def _best(cells, impl, sides, data) -> object:
+    have = [m for m in sides if m in cells and impl in cells[m]]
+    if len(have) < 2:
+        return Untestable(reason=f"{impl} ran on fewer than two of the block sides {sides}")
+    cols = [_per_2_20_batches(cells[m][impl]) for m in have]
+    k = min(len(c) for c in cols)  # batch i of every side: the same centre region
+    means = [float(np.mean(c)) for c in cols]
+    if k < 2:  # one timing per side: nothing to weigh the gaps between them against
+        order = np.argsort(means)
+        gap = means[order[1]] / means[order[0]] - 1
+        return Validated(value=float(have[order[0]]), error=None, data=data,
+                         n="one timing per block side",
+                         basis=f"one timing per block side, no repeat to weigh its {gap:.0%} "
+                               f"lead over {have[order[1]]} x {have[order[1]]} against",
+                         detail=", ".join(f"{m} x {m}: {t:.3g} s" for m, t in zip(have, means)))
+    return Sweep(params=have, groups=[np.column_stack([c[:k] for c in cols])], units="batches",
+                 n=f"{k} batch(es) of blocks per side", data=data,
+                 detail=", ".join(f"{m} x {m}: {np.mean(c):.3g} s" for m, c in zip(have, cols)))
+
+
+def evidence_table5_4(claims, runs, stats, benchmarks=None) -> dict:
+    b = _bench(benchmarks, "table5_4")
+    if not len(b):
+        return {c: _missing(b, "Table 5.4") for c in claims["claim_id"]}
+    cells, data = _t54(b), _data(b)
+    gain = _cell_ratio(cells, 32, "cpu_dijkstra", "gpu_alg2", data)
+    if isinstance(gain, Spread):  # (CPU - GPU) / CPU in %
+        gain = Spread(values=[100 * (1 - 1 / v) for v in gain.values], what="run", n=gain.n,
+                      data=data, detail=gain.detail)
+    return {"t54.cpu_8": _cell_ratio(cells, 8, "gpu_alg2", "cpu_dijkstra", data),
+            "t54.gpu_16_32": _across({f"{m}x{m}": _cell_ratio(cells, m, "cpu_dijkstra", "gpu_alg2",
+                                                               data) for m in (16, 32)},
+                                     "block sides", data, "one run per cell"),
+            "t54.speedup32": gain,
+            "t54.best_gpu": _best(cells, "gpu_alg2", (8, 16, 32), data),
+            "t54.best_cpu": _best(cells, "cpu_dijkstra", (8, 16, 32), data),
+            "t54.no64": Untestable(reason="see the claim")}
+
+
+# --- Table 5.5: growth against N and M ------------------------------------------------------------
+
+def _fits(ok, by, x, y, what) -> object:
+    parts, labels = [], []
+    for key, grp in ok.groupby(by, sort=True):
+        grp = grp.sort_values(x)
+        if grp[x].nunique() < 2:
+            continue
+        ys = [list(g[y].astype(float)) for _, g in grp.groupby(x, sort=True)]
+        parts.append(Fit(xs=sorted(grp[x].unique().astype(float)), ys=ys, units="runs",
+                         n=f"{len(ys)} sizes, one run each"))
+        labels.append(f"{by}={int(key)}")
+    if not parts:
+        return Untestable(reason=f"no {by} has two values of {x}")
+    return _across(dict(zip(labels, parts)), what, _data(ok),
+                   f"{len(parts)} {what} x {len(parts[0].xs)} sizes, one run each")
+
+
+def evidence_table5_5(claims, runs, stats, benchmarks=None) -> dict:
+    b = _bench(benchmarks, "table5_5")
+    if not len(b):
+        return {c: _missing(b, "Table 5.5") for c in claims["claim_id"]}
+    ok = b[b["status"] == "ok"].copy()
+    ok["io"] = ok["bytes_read"] + ok["bytes_written"]  # the model's I/Os are of a fixed B bytes
+    ok["total_s"] = ok["phase1_s"] + ok["phase2_s"] + ok["phase3_s"]
+    return {"t55.gpu_bounds": Untestable(reason="see the claim"),
+            "t55.io": _fits(ok, "M", "N", "io", "values of M"),
+            "t55.time": _fits(ok, "M", "N", "total_s", "values of M"),
+            "t55.phase1_m": _fits(ok, "N", "M", "phase1_s", "values of N")}
+
+
+# --- Table 5.7: the three phases on the window ----------------------------------------------------
+
+def cap_check(b: pd.DataFrame) -> str | None:
+    """None when the phase 2 and 3 runs stayed inside their memory cap the way the thesis's 238 MB
+    machine did (peak resident memory, mapped files included, under the cap), else why not."""
+    capped = b[b["impl"] == "cpu (capped)"] if len(b) else b
+    if not len(capped):
+        return "phases 2 and 3 did not run under a cap here"
+    caps = [c for c in capped.get("cap", pd.Series(dtype=str)).astype(str)
+            if c not in ("", "nan", "{}")]
+    if not caps:
+        return "phases 2 and 3 recorded no memory cap"
+    cap = json.loads(caps[0])
+    rss = pd.to_numeric(capped["max_rss_mib"], errors="coerce")
+    limit = float(cap.get("limit_mib", np.nan))
+    if rss.notna().all() and np.isfinite(limit) and (rss <= limit).all():
+        return None
+    others = pd.to_numeric(b[b["impl"] == "gpu (uncapped)"].get("max_rss_mib"), errors="coerce")
+    return (f"the {cap.get('budget_mib', 238):g} MB cap did not bind as on the thesis's machine: "
+            f"{cap.get('rlimit', 'the limit')} capped the heap ({limit:g} MiB in all), but the "
+            f"memory-mapped grid and G' brought phase 2 and 3's resident memory to "
+            f"{rss.min():.0f}-{rss.max():.0f} MiB"
+            + (f" (the uncapped GPU phase 2: {others.max():.0f} MiB)" if others.notna().any() else ""))
+
+
+def _cells57(b) -> dict:
+    """{(M, phase, impl): seconds} of the cells with a time."""
+    out = {}
+    for _, r in b[b["status"] == "ok"].iterrows():
+        if str(r["block"]) in ("", "nan"):
+            continue
+        out[(int(float(r["block"])), r["phase"], r["impl"])] = float(r["seconds"])
+    return out
+
+
+def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
+    b = _bench(benchmarks, "table5_7")
+    out = {"t57.minutes": Untestable(reason="see the claim"),
+           "t57.cpu_m128": Untestable(reason="see the claim")}
+    if not len(b):
+        for c in claims["claim_id"]:
+            out[c] = _missing(b, "Table 5.7")
+        return out
+    data, cells = _data(b), _cells57(b)
+    window = int(b["window"].iloc[0])
+    n = f"one run per cell on the {window}^2 window"
+    scaled = b[(b["impl"] == "cpu_dijkstra") & b.get("extrapolated", pd.Series(dtype=str))
+               .astype(str).str.startswith("from")] if "extrapolated" in b else b.iloc[:0]
+    # the CPU phase 1 timed on centre blocks and scaled to the window (the thesis's way for
+    # Table 5.4): said beside every claim resting on it
+    sampled = ("the CPU phase 1 scaled to the window from centre blocks (" + ", ".join(
+        f"M={int(float(r['block']))}^2 {str(r['extrapolated']).split(' (')[0]}"
+        for _, r in scaled.iterrows()) + ")" if len(scaled) else "")
+
+    def p1(m, impl):
+        return cells.get((m, "phase 1", impl))
+
+    def ratio(m, num, den, what):
+        if num is None or den is None:
+            return Untestable(reason=f"M = {m}^2: {what} did not give a time")
+        return Spread(values=[num / den], what="run", n=n, data=data,
+                      detail=f"M = {m}^2: {num:.3g} s / {den:.3g} s")
+
+    def cpu_detail(ev):
+        if sampled and not isinstance(ev, Untestable):
+            ev.detail = "; ".join(x for x in (ev.detail, sampled) if x)
+        return ev
+
+    out["t57.gpu_p1_faster"] = cpu_detail(_across(
+        {f"M={m}^2": ratio(m, p1(m, "cpu_dijkstra"), p1(m, "gpu_alg2"), "phase 1") for m in (16, 32)},
+        "values of M", data, n))
+    out["t57.gpu64_slower"] = cpu_detail(ratio(64, p1(64, "gpu_alg2"), p1(64, "cpu_dijkstra"),
+                                               "phase 1"))
+    ms = [m for m in (16, 32, 64) if p1(m, "cpu_dijkstra") is not None]
+    out["t57.cpu_p1_trend"] = (Fit(xs=[float(m * m) for m in ms],
+                                   ys=[[p1(m, "cpu_dijkstra")] for m in ms], units="runs", n=n,
+                                   data=data, detail=", ".join(f"M={m}^2 {p1(m, 'cpu_dijkstra'):.3g} s"
+                                                               for m in ms))
+                               if len(ms) >= 2 else Untestable(reason="fewer than two M"))
+    cpu_detail(out["t57.cpu_p1_trend"])
+    why = cap_check(b)
+    p2 = {m: cells.get((m, "phase 2", "cpu (capped)")) for m in (16, 32, 64)}
+    totals = {m: p1(m, "cpu_dijkstra") + p2[m] + cells[(m, "phase 3", "cpu (capped)")]
+              for m in ms if p2.get(m) is not None and (m, "phase 3", "cpu (capped)") in cells}
+    if why:
+        dom = [p2[m] / p1(m, "gpu_alg2") for m in (16, 32)
+               if p2.get(m) is not None and p1(m, "gpu_alg2")]
+        out["t57.p2_dominates"] = Untestable(reason=why, ours=float(np.median(dom)) if dom else None)
+        out["t57.p2_faster_m"] = Untestable(reason=why)
+        out["t57.cpu_best_m"] = Untestable(reason=why, ours=float(min(totals, key=totals.get))
+                                           if totals else None)
+        return out
+    out["t57.p2_dominates"] = _across(
+        {f"M={m}^2": ratio(m, p2.get(m), p1(m, "gpu_alg2"), "phase 2 or the GPU phase 1")
+         for m in (16, 32)}, "values of M", data, n)
+    have = [m for m in (16, 32, 64) if p2.get(m) is not None]
+    out["t57.p2_faster_m"] = (Fit(xs=[float(m * m) for m in have], ys=[[p2[m]] for m in have],
+                                  units="runs", n=n, data=data)
+                              if len(have) >= 2 else Untestable(reason="fewer than two M"))
+    out["t57.cpu_best_m"] = (Sweep(params=list(totals), groups=[np.array([list(totals.values())])],
+                                   units="runs", n=n, data=data,
+                                   detail=", ".join(f"M={m}^2 {t:.3g} s" for m, t in totals.items()))
+                             if len(totals) >= 2 else Untestable(reason="fewer than two M"))
+    return out

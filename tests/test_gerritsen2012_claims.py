@@ -1,0 +1,236 @@
+"""gerritsen2012's claims in the ledger: its evidence functions, and the reference run's verdicts
+(issue 18, defects 8 and 9 and Table 3.5's untested claim)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphrepro.claims import Validated, judge, load_claims
+from graphrepro.experiments import gerritsen2012_mst as g12
+from graphrepro.experiments import get_target
+from graphrepro.experiments.gerritsen2012_sssp import (
+    _row,
+    extrapolate_alg1,
+    extrapolation_point,
+)
+from graphrepro.experiments.gerritsen2012_sssp_evidence import (
+    cap_check,
+    evidence_table5_1,
+    evidence_table5_2,
+    evidence_table5_3,
+    evidence_table5_7,
+    extrapolation_check,
+    lower_bound,
+)
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reports" / "reference"
+
+
+def claims_of(target):
+    c = load_claims("gerritsen2012")
+    return c[c["target"] == target]
+
+
+def verdicts(target, evidence):
+    """{claim id: (verdict, reason)} as the ledger would judge them."""
+    out = {}
+    for _, claim in claims_of(target).iterrows():
+        j = judge(claim, evidence[claim["claim_id"]])
+        out[claim["claim_id"]] = (j.verdict, j.reason)
+    return out
+
+
+# --- the rule's one addition: a value nothing validates decides nothing ------------------------
+
+def test_an_unvalidated_extrapolation_is_inconclusive_whatever_its_value():
+    claim = {"claim_id": "x", "kind": "ordering", "published": "faster", "low": "1", "high": "",
+             "null": "1", "untestable": ""}
+    far = Validated(value=500.0, error=None, basis="no finished cell validates it")
+    j = judge(claim, far)
+    assert j.verdict == "inconclusive" and "no finished cell validates it" in j.reason
+    # once validated, its error is its interval
+    assert judge(claim, Validated(value=500.0, error=0.5, basis="checked")).verdict == "reproduced"
+    near = judge(claim, Validated(value=1.2, error=0.3, basis="the 2-D run's variation"))
+    assert near.verdict == "inconclusive" and near.low == pytest.approx(1.2 / 1.3)
+
+
+# --- Table 5.1: lower bounds decide, extrapolations wait for their check -------------------------
+
+def cell(block, c, status, secs, **extra):
+    return {"block": block, "gpu_block": c, "impl": "gpu_alg1", "variant": "2d", "status": status,
+            "blocks": 1, "seconds_per_2_20": secs, "extrapolated": True, "counters": "{}",
+            "check": "", "data": "t: test", **extra}
+
+
+def cpu(block, secs):
+    return {"block": block, "gpu_block": "", "impl": "cpu_dijkstra", "variant": "", "status": "ok",
+            "blocks": 4, "seconds_per_2_20": secs, "extrapolated": True, "counters": "{}",
+            "check": "ok", "data": "t: test"}
+
+
+def test_a_stopped_cell_is_a_lower_bound():
+    r = cell(64, 64, "extrapolated from part 1 and 3 of 252 boundary vertices of one I/O-block "
+                     "(stopped after 12 s)", 9000.0)
+    assert lower_bound(r) == pytest.approx(11.5 * 256)  # printed to the second: less 0.5 s
+    whole = cell(64, 64, "extrapolated from 1 whole I/O-block (stopped after 54 s)", 9000.0)
+    assert lower_bound(whole) is None  # it finished a block: a measurement, not a bound
+
+
+def test_table5_1_extrapolations_are_inconclusive_until_a_finished_cell_checks_them():
+    rows = [cpu(64, 10.0), cpu(512, 150.0),
+            # decided by its measured time alone: 11.5 s x 256 > 10 s
+            cell(64, 64, "extrapolated from part 1 and 3 of 252 boundary vertices of one "
+                         "I/O-block (stopped after 12 s)", 9000.0),
+            # its 6.5 s x 4 = 26 s is no bound on 150 s: it rests on its extrapolation
+            cell(512, 256, "extrapolated from part 1 and 1 of 2044 boundary vertices of one "
+                           "I/O-block (stopped after 7 s)", 35000.0)]
+    b = {"gerritsen2012_table5_1": pd.DataFrame(rows)}
+    assert extrapolation_check(b)[0] is None
+    v = verdicts("gerritsen2012_table5_1", evidence_table5_1(claims_of("gerritsen2012_table5_1"),
+                                                             None, {}, benchmarks=b))
+    assert v["t51.cpu_faster"][0] == "inconclusive"
+    assert "no finished cell" in v["t51.cpu_faster"][1]
+    # a finished cell recorded what the extrapolation said part way: 20% off at worst
+    rows.append(cell(64, 16, "ok", 5000.0, partial_estimate_ms=1200.0, partial_finished_ms=1000.0))
+    b = {"gerritsen2012_table5_1": pd.DataFrame(rows)}
+    err, basis = extrapolation_check(b)
+    assert err == pytest.approx(0.2) and "1 finished" in basis
+    v = verdicts("gerritsen2012_table5_1", evidence_table5_1(claims_of("gerritsen2012_table5_1"),
+                                                             None, {}, benchmarks=b))
+    assert v["t51.cpu_faster"][0] == "reproduced"  # 233x +- 20% and the rest far past 1 too
+
+
+def test_the_extrapolation_point_of_a_finished_child():
+    """A finished child's progress lines say what a stop after its first boundary vertex would
+    have extrapolated, beside the block's real time: the pair the check above reads."""
+    err = "100.000 phase 1: timing starts (1 blocks)\n101.0 progress part1 1/1\n" + "".join(
+        f"{101 + i} progress part2 {i}/4\n" for i in (1, 2, 3, 4))
+    est, finished = extrapolation_point(err)
+    assert est == pytest.approx(1000 + 1000 * 4)  # part 1, then the first vertex's pace x 4
+    assert finished == pytest.approx(5000)
+    assert extrapolate_alg1(err, 100.0)[1] == "1 whole I/O-block"
+    assert extrapolation_point(err.replace("4/4", "3/4")) is None  # never finished a block
+    # the benchmark row keeps the pair for the ledger's check
+    row = _row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
+                                            "batch_ms": [5000.0], "counters": {},
+                                            "partial": (est, finished)}, c=4, variant="2d")
+    assert (row["partial_estimate_ms"], row["partial_finished_ms"]) == (est, finished)
+
+
+# --- Tables 5.2 and 5.3: one run each, weighed against the 2-D run's own variation ---------------
+
+def variant_table(variant, two_d_ms, ms):
+    common = {"block": 32, "gpu_block": 8, "impl": "gpu_alg1", "blocks": 1, "data": "t: test",
+              "settings": json.dumps({"block": 32, "gpu_block": 8, "io_blocks": 1})}
+    return pd.DataFrame([
+        {**common, "variant": "2d", "status": "extrapolated from 1 whole I/O-block (stopped after "
+                                              "54 s)", "batch_ms": json.dumps([two_d_ms])},
+        {**common, "variant": variant, "status": "ok", "batch_ms": json.dumps([ms])}])
+
+
+def test_tables_5_2_5_3_weigh_a_difference_against_the_2d_runs_variation():
+    # the committed runs: the same 2-D run differs by 23% between the tables
+    b = {"gerritsen2012_table5_2": variant_table("3d", 31350.0, 33450.0),
+         "gerritsen2012_table5_3": variant_table("zorder", 38490.0, 32910.0)}
+    v2 = verdicts("gerritsen2012_table5_2",
+                  evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b))
+    v3 = verdicts("gerritsen2012_table5_3",
+                  evidence_table5_3(claims_of("gerritsen2012_table5_3"), None, {}, benchmarks=b))
+    assert v2["t52.slower"][0] == v3["t53.slower"][0] == v3["t53.vs_3d"][0] == "inconclusive"
+    assert v2["t52.avg"][0] == "not reproduced"  # nowhere near 3.95x
+    # a variant 3x slower stands out of a 23% variation
+    b["gerritsen2012_table5_2"] = variant_table("3d", 31350.0, 3 * 31350.0)
+    v2 = verdicts("gerritsen2012_table5_2",
+                  evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b))
+    assert v2["t52.slower"][0] == "reproduced"
+
+
+# --- Table 5.7: the cap binds, or the claims resting on phase 2 are not testable -----------------
+
+def table57(rss):
+    cap = json.dumps({"rlimit": "RLIMIT_DATA", "baseline_mib": 145.5, "budget_mib": 238,
+                      "limit_mib": 383.5})
+    rows = [{"block": "", "phase": "whole grid", "impl": "dijkstra (in memory)", "seconds": 1.0}]
+    for m, p1, p2, g in ((16, 140.0, 50.0, 1.2), (32, 300.0, 17.0, 1.9), (64, 550.0, 10.0, 2.8)):
+        rows += [{"block": m, "phase": "phase 1", "impl": "cpu_dijkstra", "seconds": p1},
+                 {"block": m, "phase": "phase 2", "impl": "cpu (capped)", "seconds": p2,
+                  "cap": cap, "max_rss_mib": rss},
+                 {"block": m, "phase": "phase 3", "impl": "cpu (capped)", "seconds": 0.5,
+                  "cap": cap, "max_rss_mib": rss},
+                 {"block": m, "phase": "phase 1", "impl": "gpu_alg2", "seconds": g}]
+    df = pd.DataFrame(rows)
+    df["status"], df["window"], df["data"] = "ok", 64, "t: test"
+    return df
+
+
+def test_table5_7_claims_on_phase_2_need_a_binding_cap():
+    over = table57(1785.0)
+    why = cap_check(over)
+    assert "did not bind" in why and "1785-1785 MiB" in why
+    c = claims_of("gerritsen2012_table5_7")
+    v = verdicts("gerritsen2012_table5_7",
+                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": over}))
+    for cid in ("t57.p2_dominates", "t57.p2_faster_m", "t57.cpu_best_m"):
+        assert v[cid][0] == "not testable here" and "did not bind" in v[cid][1]
+    assert v["t57.gpu_p1_faster"][0] == "reproduced"  # phase 1 needs no cap
+    assert v["t57.cpu_p1_trend"][0] == "not reproduced"  # ours grows with M, the thesis's fell
+    under = table57(300.0)
+    assert cap_check(under) is None
+    v = verdicts("gerritsen2012_table5_7",
+                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": under}))
+    assert v["t57.p2_dominates"][0] == "reproduced"  # 50 s > 1.2 s and 17 s > 1.9 s
+    assert v["t57.cpu_best_m"][0] == "not reproduced"  # ours: M = 16^2
+
+
+# --- Table 3.5: "slower than the best version of the chapter" is judged ---------------------------
+
+def test_table3_5_against_the_chapters_best_version():
+    from test_gerritsen2012_mst import fake_blocks
+
+    b = {g12.bench("gpu_baseline"): fake_blocks("gpu_baseline", [20, 30, 40]),
+         g12.bench("gpu_prealloc"): fake_blocks("gpu_prealloc", [8, 9, 10]),
+         g12.bench("gpu_reduce"): fake_blocks("gpu_reduce", [10, 12, 14])}
+    ev = get_target("gerritsen2012_table3_5").evidence(claims_of("gerritsen2012_table3_5"), None, {},
+                                                       benchmarks=b)
+    v = verdicts("gerritsen2012_table3_5", ev)
+    assert v["t35.vs_best"][0] == "reproduced"  # 12 ms against 9 ms: slower, as the thesis says
+    assert "gerritsen2012_mst_gpu_prealloc" in get_target("gerritsen2012_table3_5").benchmarks
+
+
+# --- the reference run ------------------------------------------------------------------------------
+
+def test_reference_ledger_judges_every_gerritsen2012_claim():
+    ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
+    g = ledger[ledger["document"] == "gerritsen2012"].set_index("claim_id")
+    assert list(g.index) == list(load_claims("gerritsen2012")["claim_id"])
+    assert not g["reason"].str.contains("was not built").any()
+    # defect 8: the extrapolated cells of Table 5.1 decide nothing unchecked
+    assert g.loc["t51.higher_c", "verdict"] == "inconclusive"
+    assert "no finished cell" in g.loc["t51.higher_c", "reason"]
+    # defect 8: the cap did not bind (mapped files), so phase 2's claims are not testable
+    for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
+        assert g.loc[cid, "verdict"] == "not testable here"
+        assert "did not bind" in g.loc[cid, "reason"]
+    # Tables 5.2 / 5.3 inside the 2-D run's 23% variation
+    assert g.loc["t52.slower", "verdict"] == g.loc["t53.slower", "verdict"] == "inconclusive"
+    assert g.loc["t35.vs_best", "verdict"] in ("reproduced", "not reproduced", "inconclusive")
+    # one GPU timing per block side: a 17% lead is no best block side yet
+    assert g.loc["t54.best_gpu", "verdict"] == "inconclusive"
+    assert g.loc["t54.best_cpu", "verdict"] == "reproduced"  # four batches per side
+    table = pd.read_csv(REFERENCE / "targets" / "gerritsen2012_table5_7.csv", dtype=str,
+                        keep_default_na=False)
+    cap = table[table["column"] == "memory cap"]["note"].iloc[0]
+    assert "did not bind" in cap and np.isfinite(float(cap.split("peak RSS ")[1].split()[0]))
+
+
+def test_descriptions_say_what_ran():
+    """Defect 9: no target promises the whole grid or a memory cap it did not have."""
+    t38 = get_target("gerritsen2012_table3_8").description
+    assert "2048^2" in t38 and "not the thesis's whole 40 ft grid" in t38
+    t57 = get_target("gerritsen2012_table5_7").description
+    assert "under a memory cap" not in t57 and "uncapped" in t57
