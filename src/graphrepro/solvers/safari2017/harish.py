@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ..base import INF, SolveResult, register
 
 THREADS_PER_BLOCK = 256
@@ -91,24 +91,34 @@ class _Harish:
         self.fa = cuda.device_array(self.n, dtype=np.uint8, stream=self.stream)
         self.f = cuda.device_array(1, dtype=np.int32, stream=self.stream)
         self.counters = cuda.to_device(np.zeros(2, dtype=np.int64), stream=self.stream)
-        self.f_host = np.zeros(1, dtype=np.int32) if gpu.simulated() else cuda.pinned_array(1, np.int32)
+        self.f_host = launch.host_buffer(1, np.int32)
+        self._rounds = {}
+
+    def _round(self, count: bool) -> launch.Round:
+        """Kernel 1, kernel 2 and the read of f: one round, prepared once per mode."""
+        if count not in self._rounds:
+            _, kernel1, kernel2 = _compile(count)
+            s, grid = self.stream, (self.blocks, self.threads)
+            self._rounds[count] = launch.Round(s, [
+                launch.Launch(kernel1, *grid, s, self.indptr, self.indices, self.weights, self.d,
+                              self.up, self.fa, self.f, self.counters),
+                launch.Launch(kernel2, *grid, s, self.d, self.up, self.fa, self.f)],
+                read=self.f, host=self.f_host)
+        return self._rounds[count]
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         s, grid = self.stream, (self.blocks, self.threads)
-        initialise, kernel1, kernel2 = _compile(count)
+        initialise = _compile(count)[0]
+        round_ = self._round(count)
         if count:
             self.counters.copy_to_device(np.zeros(2, dtype=np.int64), stream=s)
         iterations = 0
         with gpu.DeviceTimer(s).measure() as solve_time:
             initialise[grid[0], grid[1], s](self.d, self.up, self.fa, source)
-            while True:
-                kernel1[grid[0], grid[1], s](self.indptr, self.indices, self.weights, self.d,
-                                             self.up, self.fa, self.f, self.counters)
-                kernel2[grid[0], grid[1], s](self.d, self.up, self.fa, self.f)
+            while True:  # two launches and the host's read of f, every iteration
+                f = round_()
                 iterations += 1
-                self.f.copy_to_host(self.f_host, stream=s)
-                s.synchronize()
-                if self.f_host[0] == 0:
+                if f[0] == 0:
                     break
         with gpu.DeviceTimer(s).measure() as download_time:
             distances = self.d.copy_to_host(stream=s)

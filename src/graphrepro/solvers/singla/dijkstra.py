@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from .common import THREADS_PER_BLOCK, EdgeArrays
@@ -191,13 +191,30 @@ class _EdgeDijkstra:
         self.M = c.device_array(n, dtype=np.int32, stream=s)
         self.state = c.device_array(3, dtype=np.int64, stream=s)
         self.state_host = self.edges.host_buffer(3)
+        self._prepared = {}
+
+    def _launches(self, count: bool):
+        """A round's three kernels (slot and round number rewritten before each round) and the
+        read of the state words, prepared once per mode."""
+        if count not in self._prepared:
+            e = self.edges
+            _, edge_minimum, edge_select, edge_relax, _ = _compile(count)
+            grid = (e.edge_blocks, e.threads, e.stream)
+            self._prepared[count] = (
+                launch.Launch(edge_minimum, *grid, e.S, self.N, self.M, self.state, 0),
+                launch.Launch(edge_select, *grid, e.S, self.N, self.M, self.state, 0, 0),
+                launch.Launch(edge_relax, *grid, e.S, e.E, e.W, self.N, self.M, self.state, 0, 0,
+                              e.counters),
+                launch.Read(e.stream, self.state, self.state_host))
+        return self._prepared[count]
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         if self.mode == "cooperative":
             return self._solve_cooperative(source, count)
         e = self.edges
         s, tpb = e.stream, e.threads
-        initialise, edge_minimum, edge_select, edge_relax, _ = _compile(count)
+        initialise = _compile(count)[0]
+        edge_minimum, edge_select, edge_relax, read_state = self._launches(count)
         if count:
             e.reset_counters()
         r = 0
@@ -208,14 +225,17 @@ class _EdgeDijkstra:
                 for _ in range(e.check_every):
                     r += 1
                     slot = r % 2
-                    edge_minimum[e.edge_blocks, tpb, s](e.S, self.N, self.M, self.state, slot)
-                    edge_select[e.edge_blocks, tpb, s](e.S, self.N, self.M, self.state, slot, r)
-                    edge_relax[e.edge_blocks, tpb, s](e.S, e.E, e.W, self.N, self.M, self.state,
-                                                      1 - slot, r, e.counters)
-                self.state.copy_to_host(self.state_host, stream=s)
-                s.synchronize()
+                    edge_minimum.set(4, slot)
+                    edge_select.set(4, slot)
+                    edge_select.set(5, r)
+                    edge_relax.set(6, 1 - slot)
+                    edge_relax.set(7, r)
+                    edge_minimum()
+                    edge_select()
+                    edge_relax()
+                state = read_state()
                 trips += 1
-                if self.state_host[LAST_ROUND] < r:  # a round found no finite minimum: done
+                if state[LAST_ROUND] < r:  # a round found no finite minimum: done
                     break
         counters = {"rounds": int(self.state_host[LAST_ROUND]), "rounds_launched": r,
                     "kernel_launches": 1 + 3 * r, "host_round_trips": trips,
