@@ -53,12 +53,18 @@ def run_sssp(graph, sources, digests, run_id, params, trials):
         spec, full = resolve(run_id, **params)
         prepared = spec.prepare(graph, **full)
         _timed(prepared, graph, sources[0], digests[0], spec.metric, spec.name)  # warm-up
-        solve_ms, kernel_ms, counters = [], [], []
+        solve_ms, kernel_ms, counters, varies = [], [], [], set()
         for source, digest in zip(sources, digests):
-            counted = prepared.solve(source, count=True)
-            verify.check(graph, source, counted.distances, solver=spec.name,
-                         expected_digest=digest, metric=spec.metric)
-            counters.append(dict(counted.counters))
+            # counted twice: the keys that differ between the two vary run to run on this path
+            # alone (atomics' order, asynchronous relaxation), so they cannot be compared across
+            twice = []
+            for _ in range(2):
+                counted = prepared.solve(source, count=True)
+                verify.check(graph, source, counted.distances, solver=spec.name,
+                             expected_digest=digest, metric=spec.metric)
+                twice.append(dict(counted.counters))
+            varies |= {k for k in twice[0] if twice[0][k] != twice[1].get(k)}
+            counters.append(twice[0])
             per = [_timed(prepared, graph, source, digest, spec.metric, spec.name).solve_ms
                    for _ in range(trials)]
             solve_ms.append(statistics.median(per))
@@ -68,7 +74,7 @@ def run_sssp(graph, sources, digests, run_id, params, trials):
                 kernel_ms.append(clock.ms)
         rounds = [c[ROUND_COUNTER.get(spec.name, "iterations")] for c in counters]
         out[path] = {"solve_ms": solve_ms, "kernel_ms": kernel_ms, "counters": counters,
-                     "rounds": rounds}
+                     "rounds": rounds, "varies": varies}
         close = getattr(prepared, "close", None)
         if close:
             close()
@@ -78,7 +84,11 @@ def run_sssp(graph, sources, digests, run_id, params, trials):
 
 def summarise(graph_name, run_id, out) -> list[dict]:
     rows = []
-    same = out["numba"]["counters"] == out["native"]["counters"]
+    a, b = out["numba"]["counters"], out["native"]["counters"]
+    differ = {k for x, y in zip(a, b) for k in set(x) | set(y) if x.get(k) != y.get(k)}
+    varies = out["numba"]["varies"] | out["native"]["varies"]
+    # the same counters: equal on both paths, except those that vary run to run on one path
+    same = not (differ - varies) and all(set(x) == set(y) for x, y in zip(a, b))
     for path in ("numba", "native"):
         r = out[path]
         per_round = [ms * 1e3 / max(n, 1) for ms, n in zip(r["solve_ms"], r["rounds"])]
@@ -87,7 +97,7 @@ def summarise(graph_name, run_id, out) -> list[dict]:
                "rounds": statistics.median(r["rounds"]),
                "us_per_round": statistics.median(per_round),
                "kernel_ms": statistics.median(r["kernel_ms"]) if r["kernel_ms"] else None,
-               "same_counters": same}
+               "same_counters": same, "vary_run_to_run": " ".join(sorted(varies))}
         if row["kernel_ms"]:
             row["wall_over_kernels"] = statistics.median(
                 [w / k for w, k in zip(r["solve_ms"], r["kernel_ms"])])
@@ -103,7 +113,8 @@ def run_terrain(side: int, trials: int) -> list[dict]:
 
     rng = np.random.default_rng(25)
     rows = []
-    m, c = min(64, side), min(16, side // 2)
+    # GPU algorithm 1's part 2 is ~10^5 tree-step launches even on one 16^2 I/O-block of C = 4^2
+    m, c = min(16, side), min(4, side // 2)
     blocks = rng.integers(1, 100, size=(1, m, m), dtype=np.int64)
     grid = rng.integers(0, 5000, size=(side, side), dtype=np.int32)
     cases = {

@@ -95,3 +95,27 @@ def test_cuda_build_without_nvcc_says_why(tmp_path, monkeypatch):
     assert manifest["programs"] == {}
     assert "no nvcc" in manifest["not_built"]["launch_floor"]
     assert (tmp_path / "cuda.json").is_file()
+
+
+def test_the_report_shows_the_floor_beside_per_round_columns(tmp_path):
+    from graphrepro.report.build import _beside_floor, _launch_floor
+
+    here, reference = tmp_path / "results", tmp_path / "reference"
+    (here / "benchmarks").mkdir(parents=True)
+    (reference / "benchmarks").mkdir(parents=True)
+    pd.DataFrame([{"measure": "harish_round", "path": "all", "value": None, "unit": "us",
+                   "trials": 0, "note": "not run: no GPU"}]).to_csv(
+        here / "benchmarks" / "launch_floor.csv", index=False)
+    pd.DataFrame([{"measure": "harish_round", "path": "native", "value": 19.1, "unit": "us",
+                   "trials": 7, "note": "", "device": "NVIDIA H100 80GB HBM3"},
+                  {"measure": "harish_round", "path": "graphrepro", "value": 19.8, "unit": "us",
+                   "trials": 7, "note": "graph replay", "device": "NVIDIA H100 80GB HBM3"}]
+                 ).to_csv(reference / "benchmarks" / "launch_floor.csv", index=False)
+    floor = _launch_floor(here, reference)  # nothing measured here: the reference's is shown
+    assert floor["where"] == "the reference run's machine" and floor["native_round_us"] == 19.1
+    table = pd.DataFrame({"graph": ["ny"], "Harish us/iteration": ["147"], "x": ["1"]})
+    shown = _beside_floor(table, floor)
+    assert list(shown.columns) == ["graph", "Harish us/iteration",
+                                   "Harish us/iteration: native floor", "x"]
+    assert shown.iloc[0, 2] == "19.1"
+    assert _launch_floor(tmp_path / "none", tmp_path / "none") is None

@@ -23,3 +23,38 @@ rule build_native:
         CONDA_ENV
     shell:
         "{PY} -m graphrepro build-native --force --out {NATIVE_DIR} 2> {log}"
+
+
+# The launch floor's CUDA C++ program (nvcc, -arch=native). Where no nvcc is found, or the build
+# fails, the manifest says why and the floor is reported without its native column.
+rule build_native_cuda:
+    input:
+        os.path.join(workflow.basedir, "src", "graphrepro", "native", "launch_floor.cu"),
+    output:
+        f"{NATIVE_DIR}/cuda.json",
+    resources:
+        timing=1,
+    log:
+        f"{RES}/logs/build_native_cuda.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro build-native --cuda --out {NATIVE_DIR} 2> {log}"
+
+
+# What one launch costs here (issue 25): `snakemake --cores all launch_floor`. On a machine
+# without a GPU every row says "not run: no GPU".
+rule launch_floor:
+    input:
+        f"{NATIVE_DIR}/cuda.json",
+    output:
+        f"{RES}/benchmarks/launch_floor.csv",
+    resources:
+        timing=1,
+        gpu=1,
+    log:
+        f"{RES}/logs/benchmarks/launch_floor.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{PY} -m graphrepro launch-floor --native {input} --output {output} 2> {log}"

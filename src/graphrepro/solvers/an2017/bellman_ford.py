@@ -75,7 +75,7 @@ def _common():
     if "common" in _kernels:
         return _kernels["common"]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(dist, mask, mask1, flag, source):  # Alg. 2
         v = cuda.grid(1)
         if v < dist.shape[0]:
@@ -88,7 +88,7 @@ def _common():
             if v == 0:
                 flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def swap(mask, mask1, flag):  # Alg. 4
         v = cuda.grid(1)
         if v < mask.shape[0]:
@@ -97,7 +97,7 @@ def _common():
             if v == 0:
                 flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def activate_rows_from(dist, mask, mask1, flag, first_row):
         """Two-stream version, between its halves: the reached vertices of the second half have
         had none of their arcs relaxed yet (their rows were still in flight), so they are active,
@@ -123,7 +123,7 @@ def _dense_kernel(order: str, k: int, count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters, row_stop):
         n = dist.shape[0]
         x, y = cuda.grid(2)
@@ -174,7 +174,7 @@ def _edgelist_kernel(count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(s, e, w, dist, mask, mask1, flag, counters):  # Alg. 6, grid-stride as Alg. 5
         a = cuda.grid(1)
         stride = cuda.gridsize(1)
@@ -201,7 +201,7 @@ def _incoming_kernel(count: bool):
     if key in _kernels:
         return _kernels[key]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters):  # Alg. 7: pull, no atomics
         v = cuda.grid(1)
         n = dist.shape[0]
@@ -238,7 +238,7 @@ def _outgoing_kernel(count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters):  # Alg. 8: push with atomicMin
         u = cuda.grid(1)
         n = dist.shape[0]

@@ -273,7 +273,7 @@ def _compile(bits: int) -> dict:
             return np.int64(z) * rows * cols + y * cols + x
         return np.int64(-1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def init_k(nb, rows, cols, comp, parent, best, chosen, done):
         g = tile_index(nb, rows, cols)
         if g >= 0:
@@ -283,7 +283,7 @@ def _compile(bits: int) -> dict:
             chosen[g] = KEY(INF)
             done[g] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def choose_k(nb, rows, cols, vals, comp, best, done, tally):
         g = tile_index(nb, rows, cols)
         issued = 0
@@ -294,7 +294,7 @@ def _compile(bits: int) -> dict:
         if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and total > 0:
             cuda.atomic.add(tally, 0, total)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def hook_k(nb, rows, cols, comp, best, parent, chosen, words, slot):
         g = tile_index(nb, rows, cols)
         if g == 0:
@@ -303,19 +303,19 @@ def _compile(bits: int) -> dict:
                            cols) == 1:
             words[slot] = 1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def jump_k(nb, rows, cols, comp, parent, best):
         g = tile_index(nb, rows, cols)
         if g >= 0:
             jump(g, comp, parent, best)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relabel_k(nb, rows, cols, comp, parent):
         g = tile_index(nb, rows, cols)
         if g >= 0:
             relabel(g, comp, parent)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def persistent_k(nb, rows, cols, vals, comp, parent, best, chosen, done, words, out):
         grid = cuda.cg.this_grid()
         n = comp.shape[0]

@@ -138,7 +138,7 @@ def _fold_cell(vi, idx, m_a, c_a, c_ua, flag):
     c_ua[vi, idx] = c_a[vi, idx]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg6_init(c, m_a, c_a, c_ua):
     """Algorithm 6 line 1: M_a true and C_a = 0 exactly at (v, v) for each boundary vertex v."""
     idx, vi = cuda.grid(2)
@@ -149,7 +149,7 @@ def _alg6_init(c, m_a, c_a, c_ua):
         c_ua[vi, idx] = c_a[vi, idx]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_2d(block, y0, x0, c, m_a, c_a, c_ua, flag):
     ix, iy = cuda.grid(2)
     if ix == 0 and iy == 0:
@@ -159,7 +159,7 @@ def _alg7_2d(block, y0, x0, c, m_a, c_a, c_ua, flag):
             _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_2d(c, m_a, c_a, c_ua, flag):
     ix, iy = cuda.grid(2)
     if ix < c and iy < c:
@@ -167,7 +167,7 @@ def _alg8_2d(c, m_a, c_a, c_ua, flag):
             _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_3d(block, y0, x0, c, m_a, c_a, c_ua, flag):
     ix, iy, vi = cuda.grid(3)
     if ix == 0 and iy == 0 and vi == 0:
@@ -176,14 +176,14 @@ def _alg7_3d(block, y0, x0, c, m_a, c_a, c_ua, flag):
         _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_3d(c, m_a, c_a, c_ua, flag):
     ix, iy, vi = cuda.grid(3)
     if ix < c and iy < c and vi < m_a.shape[0]:
         _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_zorder(block, y0, x0, c, m_a, c_a, c_ua, flag):
     z, vi = cuda.grid(2)
     if z == 0 and vi == 0:
@@ -193,7 +193,7 @@ def _alg7_zorder(block, y0, x0, c, m_a, c_a, c_ua, flag):
         _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_zorder(c, m_a, c_a, c_ua, flag):
     z, vi = cuda.grid(2)
     if z < c * c and vi < m_a.shape[0]:
@@ -201,7 +201,7 @@ def _alg8_zorder(c, m_a, c_a, c_ua, flag):
         _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _tree_reset(tree, final, dist):
     i = cuda.grid(1)
     if i < tree.shape[0]:
@@ -211,7 +211,7 @@ def _tree_reset(tree, final, dist):
         dist[i] = BIG
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _tree_seed(tree, dist, leaves, leaf):
     """The source's leaf gets key 0, propagated to the root (one thread)."""
     if cuda.grid(1) == 0:
@@ -229,7 +229,7 @@ def _claim(stamp, node, stage, lists, sizes, out):
         lists[out, cuda.atomic.add(sizes, out, 1)] = node
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_a(tree, final, dist, bits, c, kc, m, leaf_cell, cell_leaf, gb_side, lists, sizes):
     """Finalise the root's vertex; list its GPU-block's boundary leaves and the <= 5 leaves
     across a GPU-block border from it (sqrt(C) + 5 threads)."""
@@ -282,7 +282,7 @@ def _update_leaf(j, u, du, gb, tree, final, dist, bits, kc, leaves, block, leaf_
     _claim(stamp, (leaves + w) >> 1, stage, lists, sizes, 1)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_b(tree, final, dist, bits, c, kc, leaves, block, leaf_cell, m, dg, lists, sizes, stamp,
             stage):
     """Update the listed leaves from the finalised vertex (sqrt(C) + 5 threads); list their
@@ -303,7 +303,7 @@ def _step_b(tree, final, dist, bits, c, kc, leaves, block, leaf_cell, m, dg, lis
                      m, dg, lists, sizes, stamp, stage)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_level(tree, level, lists, sizes, stamp, stage):
     """Recompute the nodes on list level % 3 from their children; list their parents on the
     next list, each once. Three lists rotate so a launch zeroes the one the next appends to."""
@@ -562,7 +562,7 @@ def _alg2_kernel(m: int, wide: bool):
             return m + 2 * (r - 1) + 1
         return -1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def dijkstra_per_source(values, first, tree, out):
         shared_values = cuda.shared.array(n, np.int32)
         b = cuda.blockIdx.x

@@ -29,7 +29,7 @@ def _compile(count: bool):
     if count in _kernels:
         return _kernels[count]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(d, up, fa, source):
         v = cuda.grid(1)
         if v < d.shape[0]:
@@ -41,7 +41,7 @@ def _compile(count: bool):
                 up[v] = 0
                 fa[v] = 1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel1(indptr, indices, weights, d, up, fa, f, counters):
         u = cuda.grid(1)
         if u == 0:
@@ -58,7 +58,7 @@ def _compile(count: bool):
             if count:
                 cuda.atomic.add(counters, 0, stop - start)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel2(d, up, fa, f):
         v = cuda.grid(1)
         if v < d.shape[0]:

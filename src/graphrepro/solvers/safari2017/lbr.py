@@ -126,7 +126,7 @@ def _compile(count: bool, queue: bool = False):
                 if tally[c]:
                     cuda.atomic.add(counters, c, tally[c])
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(d, flags, source):
         v = cuda.grid(1)
         if v < d.shape[0]:
@@ -137,7 +137,7 @@ def _compile(count: bool, queue: bool = False):
                 d[v] = 0
                 flags[0, v] = 1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel1(i, k, t, indptr, indices, weights, d, flags, counters):
         tally = cuda.local.array(4, np.int64)
         for c in range(4):
@@ -146,7 +146,7 @@ def _compile(count: bool, queue: bool = False):
                     tally)
         flush(tally, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel2(i, k, t, indptr, indices, weights, d, flags, flag_words, counters):
         tally = cuda.local.array(4, np.int64)
         for c in range(4):
@@ -158,7 +158,7 @@ def _compile(count: bool, queue: bool = False):
             flag_words[i] = 1
         flush(tally, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def persistent(source, k, t, indptr, indices, weights, d, flags, changed, rounds, counters,
                    worklists):
         grid = cuda.cg.this_grid()

@@ -40,7 +40,7 @@ def _compile(count: bool):
     if count in _kernels:
         return _kernels[count]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(level, flag, source):
         v = cuda.grid(1)
         if v < level.shape[0]:
@@ -48,7 +48,7 @@ def _compile(count: bool):
         if v == 0:
             flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def search(S, E, level, flag, k, counters):
         """Fig. 6 as launch k: edges out of vertices visited before this launch visit their end."""
         i = cuda.grid(1)

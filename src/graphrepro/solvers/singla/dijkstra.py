@@ -62,7 +62,7 @@ def _compile(count: bool):
     if count in _kernels:
         return _kernels[count]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(N, M, state, source):
         v = cuda.grid(1)
         if v < N.shape[0]:
@@ -73,7 +73,7 @@ def _compile(count: bool):
             state[1] = INF
             state[LAST_ROUND] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_minimum(S, N, M, state, slot):
         """Fig. 3, first loop: min N_a[S_a[i]] over edges with an unsettled start vertex."""
         i = cuda.grid(1)
@@ -88,7 +88,7 @@ def _compile(count: bool):
                 if value < state[slot]:
                     cuda.atomic.min(state, slot, value)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_select(S, N, M, state, slot, r):
         """Settle every unsettled start vertex at the minimum: stamp it with round r."""
         i = cuda.grid(1)
@@ -117,7 +117,7 @@ def _compile(count: bool):
                 if count and candidate < old:
                     cuda.atomic.add(counters, 1, 1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_relax(S, E, W, N, M, state, next_slot, r, counters):
         """Fig. 4: every edge whose start vertex was settled in round r relaxes its end vertex."""
         i = cuda.grid(1)
@@ -126,7 +126,7 @@ def _compile(count: bool):
         if i < S.shape[0]:
             relax_if_settled(i, S, E, W, N, M, r, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def cooperative_rounds(S, E, W, N, M, state, counters):
         """All rounds in one cooperative launch: the three steps of a round are grid-stride loops
         over the edges, separated by grid-wide barriers instead of kernel boundaries."""
