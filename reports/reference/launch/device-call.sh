@@ -10,7 +10,7 @@ export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0 PYTHONPATH=$PWD/src:$PWD/benchm
 export NUMBA_CACHE_DIR=/tmp/numba-cache
 step() { echo "=== $1 ($(date -u +%T))"; }
 step floor
-python -m graphrepro build-native --cuda --out build/native 2>&1 | tee $out/build.log
+python -m graphrepro build-native --cuda --out build/native 2>&1 | tail -3
 timeout 120 python -m graphrepro launch-floor --native build/native/cuda.json \
   --output $out/launch_floor.csv 2>&1 | tail -5
 cat $out/launch_floor.csv
@@ -18,7 +18,7 @@ step jit-cache
 for i in 1 2; do timeout 100 python benchmarks/jit_cache.py 2>&1 | grep -v Warn; done | tee $out/jit_cache.log
 step ny
 timeout 200 python benchmarks/launch_goals.py $ny --sources 2 --trials 3 \
-  --runs harish lbr an_bf_edgelist singla_bfs --csv $out/goals_ny.csv 2>&1 | tee $out/goals_ny.log | tail -15
+  --runs harish lbr an_bf_edgelist singla_bfs --csv $out/goals_ny.csv 2>&1 | tail -15
 step terrain
 timeout 120 python benchmarks/launch_goals.py --terrain 1024 --trials 3 --csv $out/goals_terrain.csv 2>&1 | grep -v Warn | tail -8
 step singla
@@ -30,5 +30,5 @@ timeout ${TESTS_S:-200} python -m pytest -x -q -p no:cacheprovider tests/test_la
   tests/test_gerritsen2012_mst_gpu.py "tests/test_gerritsen2012_sssp_gpu.py" -k "not workflow" 2>&1 | tail -4
 step western
 timeout ${WESTERN_S:-200} python benchmarks/launch_goals.py --western --sources 1 --trials 2 \
-  --runs harish lbr an_bf_edgelist singla_bfs --csv $out/goals_western.csv 2>&1 | tee $out/goals_western.log | tail -12
+  --runs harish lbr an_bf_edgelist singla_bfs --csv $out/goals_western.csv 2>&1 | tail -12
 step done
