@@ -156,6 +156,15 @@ class Round:
                                                         driver.cuStreamSynchronize, handle)
 
     def __call__(self):
+        if self._exec is not None and _clock is None:  # the steady state: one replay, one wait
+            err = self._graph_launch(self._exec, self._handle)[0]
+            if int(err) != 0:
+                _check((err,), "replaying a round")
+            if self.read is not None:
+                err = self._sync(self._handle)[0]
+                if int(err) != 0:
+                    _check((err,), "waiting for a round")
+            return self.host
         if _clock is not None:
             with _clock.around(self.stream):
                 self._enqueue()
