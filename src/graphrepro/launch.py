@@ -136,9 +136,6 @@ class Round:
         self.stream, self.launches, self.read, self.host = stream, list(launches), read, host
         self.native = mode() == "native"
         self._exec = None
-        # host memory mapped into the device (host_buffer under GRAPHREPRO_READBACK=mapped): a
-        # one-block kernel stores the words there, instead of a copy on the copy engine
-        self._mapped = host is not None and hasattr(host, "__cuda_array_interface__")
 
     def _capture(self):
         driver = _driver()
@@ -148,9 +145,7 @@ class Round:
         try:
             for launch in self.launches:
                 launch._issue()
-            if self.read is not None and self._mapped:
-                Launch(_publisher(), 1, 32, self.stream, self.read, self.host)._issue()
-            elif self.read is not None:
+            if self.read is not None:
                 _check(driver.cuMemcpyDtoHAsync(self.host.ctypes.data, device_pointer(self.read),
                                                 self.read.nbytes, handle), "capturing a read-back")
         finally:
@@ -219,40 +214,13 @@ class Read:
         return self.host
 
 
-READBACKS = ("copy", "mapped")
-
-
-def host_buffer(size: int, dtype, readback: str | None = None) -> np.ndarray:
-    """Host memory for a round's read-back: pinned (a copy into it), or with ``readback`` (or
-    GRAPHREPRO_READBACK) "mapped", pinned and mapped into the device (a kernel stores into it).
-    A plain array under the simulator."""
+def host_buffer(size: int, dtype) -> np.ndarray:
+    """Pinned host memory for a round's read-back (a plain array under the simulator)."""
     if gpu.simulated():
         return np.zeros(size, dtype=dtype)
     from numba import cuda
 
-    readback = readback or os.environ.get("GRAPHREPRO_READBACK", "copy")
-    if readback not in READBACKS:
-        raise InputError(f"GRAPHREPRO_READBACK must be one of {', '.join(READBACKS)}, "
-                         f"not {readback!r}")
-    return cuda.mapped_array(size, dtype) if readback == "mapped" else cuda.pinned_array(size, dtype)
-
-
-_publish = []
-
-
-def _publisher():
-    """The kernel that stores a round's words into mapped host memory (compiled once)."""
-    if not _publish:
-        from numba import cuda
-
-        @cuda.jit(cache=True)
-        def publish(src, dst):
-            i = cuda.grid(1)
-            if i < src.shape[0]:
-                dst[i] = src[i]
-
-        _publish.append(publish)
-    return _publish[0]
+    return cuda.pinned_array(size, dtype)
 
 
 class KernelClock:

@@ -112,13 +112,6 @@ def measure_python(vertices: int = NY_VERTICES, trials: int = 7) -> list[dict]:
                               launch.Launch(k["kernel2"], blocks, threads, s, d, up, fa, f)],
                           read=f, host=host)
     add("harish_round", "graphrepro", _per_op(harish, 2000, trials, sync), "graph replay")
-    mapped = launch.host_buffer(1, np.int32, readback="mapped")
-    add("launch_readback", "graphrepro",
-        _per_op(launch.Round(s, [empty], read=f, host=mapped), 2000, trials, sync),
-        "graph replay, mapped read-back")
-    add("harish_round", "graphrepro",
-        _per_op(launch.Round(s, harish.launches, read=f, host=mapped), 2000, trials, sync),
-        "graph replay, mapped read-back")
     # numba's own path
     add("empty_launch", "numba", _per_op(lambda: k["empty"][1, 32, s](), 2000, trials, sync))
 
