@@ -20,7 +20,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 import pandas as pd
