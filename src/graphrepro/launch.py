@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -77,7 +78,12 @@ class Launch:
         self.args = list(args)
         self.native = mode() == "native"
         if self.native:
-            self._prepare()
+            try:
+                self._prepare()
+            except (AttributeError, TypeError) as err:  # numba-cuda internals moved: still run
+                warnings.warn(f"graphrepro.launch: cannot prepare {getattr(kernel, '__name__', '')}"
+                              f" with this numba-cuda ({err}); using numba's own launches")
+                self.native = False
 
     def _prepare(self):
         compiled = self.kernel._compile_for_args(*self.args)
