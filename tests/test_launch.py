@@ -119,3 +119,15 @@ def test_the_report_shows_the_floor_beside_per_round_columns(tmp_path):
                                    "Harish us/iteration: native floor", "x"]
     assert shown.iloc[0, 2] == "19.1"
     assert _launch_floor(tmp_path / "none", tmp_path / "none") is None
+
+
+@pytest.mark.skipif(not gpu.simulated(), reason="needs a kernel numba cannot prepare")
+def test_a_kernel_that_cannot_be_prepared_falls_back_to_numba(monkeypatch):
+    monkeypatch.setattr(launch, "mode", lambda: "native")
+    stream = cuda.stream()
+    out = cuda.to_device(np.zeros(4, dtype=np.int64), stream=stream)
+    with pytest.warns(UserWarning, match="numba's own launches"):
+        add = launch.Launch(_add, 1, 32, stream, out, 3, 1)  # the simulator's kernels have no
+    add()                                                    # compiled form to prepare
+    assert not add.native
+    assert np.array_equal(out.copy_to_host(), 3 + np.arange(4))
