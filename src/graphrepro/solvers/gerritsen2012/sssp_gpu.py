@@ -319,14 +319,6 @@ def _step_level(tree, level, lists, sizes, stamp, stage):
         _claim(stamp, node >> 1, stage, lists, sizes, (level + 1) % 3)
 
 
-def _configured(kernel, blocks, threads):
-    """kernel[blocks, threads], made once. The simulator's kernels keep the last configuration
-    on the kernel object itself, so there it is made at each call."""
-    if gpu.simulated():
-        return lambda *args: kernel[blocks, threads](*args)
-    return kernel[blocks, threads]
-
-
 def alg1_launch_arithmetic(m: int, c: int) -> dict:
     """The thesis's count of part-2 launches per I/O-block (section 5.1, after Table 5.1): each
     of the (m/c)^2 (4c - 4) GPU-block boundary vertices costs 2 + ceil(log2 of that) launches,

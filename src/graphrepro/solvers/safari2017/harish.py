@@ -4,6 +4,8 @@ One thread per vertex. Kernel 1 relaxes the out-arcs of every flagged vertex int
 atomicMin (the paper's single atomic statement); kernel 2 folds ``up`` into ``d``, flags the
 vertices that improved and raises ``f``. The host launches both kernels and reads ``f`` back each
 iteration: two launches and one host round trip per iteration, the costs Table 2 charges it with.
+The two launches and the read of ``f`` are captured once as a CUDA graph and replayed each
+iteration (``graphrepro.launch``): the same launches and read, at a native host loop's cost.
 
 Where we depart from the letter of Alg. 3, and why:
 - ``f := false`` is done on the device by kernel 1 (its first thread) rather than by a host write,
