@@ -26,3 +26,43 @@ rule build_native:
         CONDA_ENV
     shell:
         "{params.py:q} -m graphrepro build-native --force --out {params.out:q} 2> {log:q}"
+
+
+# The launch floor's CUDA C++ program (nvcc, -arch=native). Where no nvcc is found, or the build
+# fails, the manifest says why and the floor is reported without its native column.
+rule build_native_cuda:
+    input:
+        os.path.join(workflow.basedir, "src", "graphrepro", "native", "launch_floor.cu"),
+    output:
+        f"{NATIVE_DIR}/cuda.json",
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
+    resources:
+        timing=1,
+    log:
+        f"{RES}/logs/build_native_cuda.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.py:q} -m graphrepro build-native --cuda --out {params.out:q} 2> {log:q}"
+
+
+# What one launch costs here (issue 25): `snakemake --cores all launch_floor`. On a machine
+# without a GPU every row says "not run: no GPU".
+rule launch_floor:
+    input:
+        f"{NATIVE_DIR}/cuda.json",
+    output:
+        f"{RES}/benchmarks/launch_floor.csv",
+    resources:
+        timing=1,
+        gpu=1,
+    params:
+        py=PY,
+    log:
+        f"{RES}/logs/benchmarks/launch_floor.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output:q} 2> {log:q}"

@@ -147,6 +147,77 @@ def build(directory: Path | None = None, *, force: bool = False, log=None) -> di
         return manifest
 
 
+# --- CUDA C++ programs (nvcc): the launch floor -------------------------------------------------
+
+CUDA_PROGRAMS = ("launch_floor",)
+# -arch=native: code for the GPU of the machine that builds it, which is the one the floor is for
+CUDA_FLAGS = ["-O3", "-std=c++17", "-arch=native"]
+CUDA_MANIFEST = "cuda.json"
+
+
+def find_nvcc() -> str | None:
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    for candidate in (os.environ.get("NVCC"), shutil.which("nvcc"), str(Path(home, "bin", "nvcc"))):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _cuda_digest(program: str) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    h.update(_source(f"{program}.cu").encode())
+    h.update(" ".join(CUDA_FLAGS).encode())
+    return h.hexdigest()
+
+
+def build_cuda(directory: Path | None = None, *, force: bool = False, log=None) -> dict:
+    """Compile the CUDA programs with nvcc where one is found. Never raises for a machine that
+    cannot build them (no nvcc, no GPU for -arch=native): the manifest says why instead, and the
+    floor is then reported without its native column."""
+    directory = Path(directory or native_dir())
+    log = log or (lambda m: print(m, file=sys.stderr))
+    with _locked(directory):
+        path = directory / CUDA_MANIFEST
+        try:
+            manifest = json.loads(path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            manifest = {}
+        nvcc = find_nvcc()
+        programs = manifest.get("programs", {})
+        fresh = {"nvcc": nvcc, "flags": CUDA_FLAGS, "programs": {}, "not_built": {}}
+        if nvcc:
+            version = subprocess.run([nvcc, "--version"], capture_output=True,
+                                     text=True).stdout.strip().splitlines()[-1:]
+            fresh["nvcc_version"] = (version or [""])[0]
+        for program in CUDA_PROGRAMS:
+            entry = programs.get(program)
+            if (not force and entry and entry.get("source_digest") == _cuda_digest(program)
+                    and (directory / program).is_file()):
+                fresh["programs"][program] = entry
+                continue
+            if not nvcc:
+                fresh["not_built"][program] = "no nvcc found (set NVCC or CUDA_HOME)"
+                continue
+            with tempfile.TemporaryDirectory(prefix="graphrepro-cuda-") as tmp:
+                src = Path(tmp, f"{program}.cu")
+                src.write_text(_source(f"{program}.cu"))
+                partial = directory / f"{program}.part"
+                cmd = [nvcc, *CUDA_FLAGS, str(src), "-o", str(partial)]
+                log(f"building {directory / program}: {' '.join(cmd)}")
+                done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                partial.unlink(missing_ok=True)
+                fresh["not_built"][program] = f"nvcc failed: {done.stderr.strip()[-500:]}"
+                continue
+            partial.replace(directory / program)
+            fresh["programs"][program] = {"binary": program,
+                                          "source_digest": _cuda_digest(program)}
+        part = directory / (CUDA_MANIFEST + ".part")
+        part.write_text(json.dumps(fresh, indent=1) + "\n")
+        part.replace(path)
+        return fresh
+
+
 def _boost_version(include: Path) -> str:
     for line in (include / "boost" / "version.hpp").read_text().splitlines():
         if line.startswith("#define BOOST_LIB_VERSION"):

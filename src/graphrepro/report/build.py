@@ -80,6 +80,35 @@ def _reference(reference: Path) -> dict | None:
     return json.loads(prov.read_text())
 
 
+def _launch_floor(results: Path, reference: Path) -> dict | None:
+    """What one launch costs: measured here (the launch_floor rule), else the reference run's."""
+    for root, where in ((results, "this machine"), (reference, "the reference run's machine")):
+        path = root / "benchmarks" / "launch_floor.csv"
+        if not path.is_file():
+            continue
+        df = pd.read_csv(path, keep_default_na=False)
+        measured = df[df["value"].astype(str) != ""]
+        if measured.empty:
+            continue  # "not run: no GPU" here: show the reference's instead, if any
+        native = measured[(measured["path"] == "native") & (measured["measure"] == "harish_round")]
+        device = str(measured["device"].iloc[0]) if "device" in measured else ""
+        return {"where": where, "device": device,
+                "table": _html_table(measured[["measure", "path", "note", "value", "unit"]]
+                                     .astype(str)),
+                "native_round_us": float(native["value"].iloc[0]) if len(native) else None}
+    return None
+
+
+def _beside_floor(df: pd.DataFrame, floor: dict | None) -> pd.DataFrame:
+    """Each per-round column (us/iteration, us/round) followed by the native round's floor."""
+    if not floor or floor["native_round_us"] is None:
+        return df
+    for col in [c for c in df.columns if c.endswith(("us/iteration", "us/round"))]:
+        df.insert(df.columns.get_loc(col) + 1, f"{col}: native floor",
+                  f"{floor['native_round_us']:.1f}")
+    return df
+
+
 def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
                  claims: Path | None = None):
     """``claims``: this run's ledger (``reports/claims.csv``); the reference run's is
@@ -87,6 +116,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     from ..harness.files import check_csv
 
     ref_prov = _reference(reference)
+    floor = _launch_floor(results, reference)
     ledger = pd.read_csv(claims, dtype=str, keep_default_na=False) if claims and claims.is_file() \
         else None
     sections = []
@@ -103,7 +133,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
             if t.ready and table_path.is_file():
                 check_csv(table_path)  # a table cut short is named, not shown with gaps
                 df = pd.read_csv(table_path, dtype=str, keep_default_na=False)
-                item["table"] = _html_table(df)
+                item["table"] = _html_table(_beside_floor(df.copy(), floor))
                 item["summary"] = _summary(t, df, results / "targets" / f"{t.name}.claims.csv")
                 item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
                 if ledger is None:
@@ -116,7 +146,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 ref_table = reference / "targets" / f"{t.name}.csv"
                 if ref_prov and ref_table.is_file():
                     ref_df = pd.read_csv(ref_table, dtype=str, keep_default_na=False)
-                    item["reference_table"] = _html_table(ref_df)
+                    item["reference_table"] = _html_table(_beside_floor(ref_df.copy(), floor))
                     item["reference_summary"] = _summary(
                         t, ref_df, reference / "targets" / f"{t.name}.claims.csv")
                     item["reference_figure"] = _embed_png(reference / "figures" / f"{t.name}.png")
@@ -137,7 +167,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         provenances=_provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
-        stand_ins=_stand_ins(results), terrains=_terrains(results))
+        stand_ins=_stand_ins(results), terrains=_terrains(results), launch_floor=floor)
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ...errors import InputError
 from ...graph.dense import NO_EDGE, dense_matrix
 from ..base import INF, SolveResult, register
@@ -75,7 +75,7 @@ def _common():
     if "common" in _kernels:
         return _kernels["common"]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(dist, mask, mask1, flag, source):  # Alg. 2
         v = cuda.grid(1)
         if v < dist.shape[0]:
@@ -88,7 +88,7 @@ def _common():
             if v == 0:
                 flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def swap(mask, mask1, flag):  # Alg. 4
         v = cuda.grid(1)
         if v < mask.shape[0]:
@@ -97,7 +97,7 @@ def _common():
             if v == 0:
                 flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def activate_rows_from(dist, mask, mask1, flag, first_row):
         """Two-stream version, between its halves: the reached vertices of the second half have
         had none of their arcs relaxed yet (their rows were still in flight), so they are active,
@@ -123,7 +123,7 @@ def _dense_kernel(order: str, k: int, count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters, row_stop):
         n = dist.shape[0]
         x, y = cuda.grid(2)
@@ -174,7 +174,7 @@ def _edgelist_kernel(count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(s, e, w, dist, mask, mask1, flag, counters):  # Alg. 6, grid-stride as Alg. 5
         a = cuda.grid(1)
         stride = cuda.gridsize(1)
@@ -201,7 +201,7 @@ def _incoming_kernel(count: bool):
     if key in _kernels:
         return _kernels[key]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters):  # Alg. 7: pull, no atomics
         v = cuda.grid(1)
         n = dist.shape[0]
@@ -238,7 +238,7 @@ def _outgoing_kernel(count: bool):
 
     relax_arc = _relax_device()
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relax(matrix, dist, mask, mask1, flag, counters):  # Alg. 8: push with atomicMin
         u = cuda.grid(1)
         n = dist.shape[0]
@@ -279,26 +279,44 @@ class _MaskedBellmanFord:
         self.mask1 = cuda.device_array(n, dtype=np.uint8, stream=s)
         self.flag = cuda.device_array(1, dtype=np.int32, stream=s)
         self.counters = cuda.to_device(np.zeros(2, dtype=np.int64), stream=s)
-        self.flag_host = np.zeros(1, dtype=np.int32) if gpu.simulated() else cuda.pinned_array(1, np.int32)
+        self.flag_host = launch.host_buffer(1, np.int32)
+        self._prepared = {}
         self.vertex_blocks = gpu.blocks_for(n, self.threads_per_block)
 
-    def launch_relax(self, stream, count: bool, row_stop: int) -> None:
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        """The relaxation kernel of this variant, prepared for ``launch``."""
         raise NotImplementedError
 
+    def _rounds(self, stream, count: bool, row_stop: int):
+        """(relax + read of flag, swap + relax + read of flag, swap alone), prepared once."""
+        key = (id(stream), count, row_stop)
+        if key not in self._prepared:
+            _, swap, _ = _common()
+            relax = self.relax_launch(stream, count, row_stop)
+            swap = launch.Launch(swap, self.vertex_blocks, self.threads_per_block, stream,
+                                 self.mask, self.mask1, self.flag)
+            read = {"read": self.flag, "host": self.flag_host}
+            self._prepared[key] = (launch.Round(stream, [relax], **read),
+                                   launch.Round(stream, [swap, relax], **read), swap)
+        return self._prepared[key]
+
     def _iterate(self, stream, count: bool, row_stop: int, tally: dict) -> None:
-        """Alg. 1 lines 5-10 (with the swap inside the loop): until flag stays 0, or |V|-1."""
-        _, swap, _ = _common()
-        vb, tpb = self.vertex_blocks, self.threads_per_block
+        """Alg. 1 lines 5-10 (with the swap inside the loop): until flag stays 0, or |V|-1.
+
+        The swap after a read is issued together with the next relaxation (one replay), so the
+        launches and reads are those of the loop as written, in its order."""
+        first, later, swap = self._rounds(stream, count, row_stop)
+        swap_due = False
         for it in range(max(self.n - 1, 0)):
-            self.launch_relax(stream, count, row_stop)
+            flag = (later if swap_due else first)()
+            tally["kernel_launches"] += 2 if swap_due else 1
             tally["iterations"] += 1
-            tally["kernel_launches"] += 1
-            self.flag.copy_to_host(self.flag_host, stream=stream)
-            stream.synchronize()
             tally["host_round_trips"] += 1
-            if self.flag_host[0] == 0:
+            swap_due = flag[0] != 0
+            if not swap_due:
                 break
-            swap[vb, tpb, stream](self.mask, self.mask1, self.flag)
+        if swap_due:  # |V|-1 iterations ran with flag still up: the last swap is still launched
+            swap()
             tally["kernel_launches"] += 1
 
     def _start(self, stream, source: int, count: bool) -> dict:
@@ -366,10 +384,10 @@ class DenseEdgeParallel(_DenseMatrixSolver):
             raise InputError(f"{n} vertices at {k} edges per thread need {self.grid[1]} blocks in "
                              f"y, more than CUDA's {MAX_GRID_Y}: raise block_y or edges_per_thread")
 
-    def launch_relax(self, stream, count: bool, row_stop: int) -> None:
-        relax = _dense_kernel(self.order, self.k, count)
-        relax[self.grid, self.block, stream](self.matrix, self.dist, self.mask, self.mask1,
-                                             self.flag, self.counters, row_stop)
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        return launch.Launch(_dense_kernel(self.order, self.k, count), self.grid, self.block,
+                             stream, self.matrix, self.dist, self.mask, self.mask1, self.flag,
+                             self.counters, row_stop)
 
     def solve_two_streams(self, pinned_matrix, source: int, *, count: bool = False) -> SolveResult:
         """Section 4.1's overlap: the matrix's top half (rows of the first V/2 vertices) goes up in
@@ -410,9 +428,10 @@ class DenseIncoming(_DenseMatrixSolver):
         self.threads_per_block = threads_per_block
         self._upload_matrix(graph)
 
-    def launch_relax(self, stream, count: bool, row_stop: int) -> None:
-        _incoming_kernel(count)[self.vertex_blocks, self.threads_per_block, stream](
-            self.matrix, self.dist, self.mask, self.mask1, self.flag, self.counters)
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        return launch.Launch(_incoming_kernel(count), self.vertex_blocks, self.threads_per_block,
+                             stream, self.matrix, self.dist, self.mask, self.mask1, self.flag,
+                             self.counters)
 
 
 class DenseOutgoing(_DenseMatrixSolver):
@@ -420,9 +439,10 @@ class DenseOutgoing(_DenseMatrixSolver):
         self.threads_per_block = threads_per_block
         self._upload_matrix(graph)
 
-    def launch_relax(self, stream, count: bool, row_stop: int) -> None:
-        _outgoing_kernel(count)[self.vertex_blocks, self.threads_per_block, stream](
-            self.matrix, self.dist, self.mask, self.mask1, self.flag, self.counters)
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        return launch.Launch(_outgoing_kernel(count), self.vertex_blocks, self.threads_per_block,
+                             stream, self.matrix, self.dist, self.mask, self.mask1, self.flag,
+                             self.counters)
 
 
 class EdgeList(_MaskedBellmanFord):
@@ -441,9 +461,10 @@ class EdgeList(_MaskedBellmanFord):
         threads = -(-graph.num_arcs // edges_per_thread)
         self.arc_blocks = gpu.blocks_for(threads, threads_per_block)
 
-    def launch_relax(self, stream, count: bool, row_stop: int) -> None:
-        _edgelist_kernel(count)[self.arc_blocks, self.threads_per_block, stream](
-            self.s, self.e, self.w, self.dist, self.mask, self.mask1, self.flag, self.counters)
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        return launch.Launch(_edgelist_kernel(count), self.arc_blocks, self.threads_per_block,
+                             stream, self.s, self.e, self.w, self.dist, self.mask, self.mask1,
+                             self.flag, self.counters)
 
 
 # --- the registry ----------------------------------------------------------------------------------

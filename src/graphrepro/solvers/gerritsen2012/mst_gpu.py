@@ -66,6 +66,7 @@ import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
 from ... import gpu
+from ... import launch as launch_path  # "launch" is the thesis/persistent choice here
 from ..._jit import sized
 from ...errors import InputError, VerificationError
 from ...mst import EdgeList, MSTResult, register_mst
@@ -272,7 +273,7 @@ def _compile(bits: int) -> dict:
             return np.int64(z) * rows * cols + y * cols + x
         return np.int64(-1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def init_k(nb, rows, cols, comp, parent, best, chosen, done):
         g = tile_index(nb, rows, cols)
         if g >= 0:
@@ -282,7 +283,7 @@ def _compile(bits: int) -> dict:
             chosen[g] = KEY(INF)
             done[g] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def choose_k(nb, rows, cols, vals, comp, best, done, tally):
         g = tile_index(nb, rows, cols)
         issued = 0
@@ -293,7 +294,7 @@ def _compile(bits: int) -> dict:
         if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and total > 0:
             cuda.atomic.add(tally, 0, total)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def hook_k(nb, rows, cols, comp, best, parent, chosen, words, slot):
         g = tile_index(nb, rows, cols)
         if g == 0:
@@ -302,19 +303,19 @@ def _compile(bits: int) -> dict:
                            cols) == 1:
             words[slot] = 1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def jump_k(nb, rows, cols, comp, parent, best):
         g = tile_index(nb, rows, cols)
         if g >= 0:
             jump(g, comp, parent, best)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def relabel_k(nb, rows, cols, comp, parent):
         g = tile_index(nb, rows, cols)
         if g >= 0:
             relabel(g, comp, parent)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def persistent_k(nb, rows, cols, vals, comp, parent, best, chosen, done, words, out):
         grid = cuda.cg.this_grid()
         n = comp.shape[0]
@@ -563,8 +564,9 @@ class _Workspace:
         self.done = cuda_mod.device_array(n, dtype=np.uint8)
         self.words = cuda_mod.to_device(np.zeros(3, dtype=np.int32))
         self.out = cuda_mod.to_device(np.zeros(2, dtype=np.int64))
-        self.word_host = cuda_mod.pinned_array(1, dtype=np.int32)
+        self.word_host = launch_path.host_buffer(1, np.int32)
         self.stream = cuda_mod.stream()
+        self.rounds = {}  # prepared thesis-launch rounds, by shape
         self.timer = gpu.DeviceTimer(self.stream)
 
 
@@ -604,6 +606,30 @@ def _cooperative(kernel, args, n: int):
     return specialised, max(1, min(resident, gpu.blocks_for(n, PERSISTENT_THREADS)))
 
 
+def _thesis_rounds(k, ws, tiles, threads, args):
+    """The thesis launch's rounds per word slot, prepared once per workspace and shape: choose +
+    hook + read of the slot's word (the first round), and jump + relabel of the round before +
+    the same (every later round): the launches and reads of the loop as written, in its order."""
+    key = (args, tiles, threads)
+    if key not in ws.rounds:
+        stream = ws.stream
+
+        def prepared(name, *more):
+            return launch_path.Launch(k[name], tiles, threads, stream, *args, *more)
+
+        jump = prepared("jump", ws.comp, ws.parent, ws.best)
+        relabel = prepared("relabel", ws.comp, ws.parent)
+        choose = prepared("choose", ws.vals, ws.comp, ws.best, ws.done, ws.out)
+        first, later = [], []
+        for slot in (0, 1):
+            hook = prepared("hook", ws.comp, ws.best, ws.parent, ws.chosen, ws.words, slot)
+            read = {"read": ws.words[slot:slot + 1], "host": ws.word_host}
+            first.append(launch_path.Round(stream, [choose, hook], **read))
+            later.append(launch_path.Round(stream, [jump, relabel, choose, hook], **read))
+        ws.rounds[key] = first, later
+    return ws.rounds[key]
+
+
 def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
     """Run Boruvka on a (nb, rows, cols) stack; returns (block, u, v, w, timings, counters)."""
     if launch not in LAUNCHES:
@@ -633,23 +659,16 @@ def _boruvka(values3: np.ndarray, bits: int, launch: str, what: str):
             ws.words.copy_to_device(np.zeros(3, dtype=np.int32), stream=stream)
             k["init"][tiles, threads, stream](*args, ws.comp, ws.parent, ws.best, ws.chosen,
                                                ws.done)
+            first, later = _thesis_rounds(k, ws, tiles, threads, args)
             launches = 1
             iterations = 0
             slot = 0
-            while True:
-                k["choose"][tiles, threads, stream](*args, ws.vals, ws.comp, ws.best, ws.done,
-                                                     ws.out)
-                k["hook"][tiles, threads, stream](*args, ws.comp, ws.best, ws.parent, ws.chosen,
-                                                   ws.words, slot)
-                ws.words[slot:slot + 1].copy_to_host(ws.word_host, stream=stream)
-                stream.synchronize()
-                launches += 2
+            while True:  # choose, hook, read the slot's word; then jump, relabel unless done
+                word = (later if iterations else first)[slot]()
+                launches += 4 if iterations else 2
                 iterations += 1
-                if ws.word_host[0] == 0:
+                if word[0] == 0:
                     break
-                k["jump"][tiles, threads, stream](*args, ws.comp, ws.parent, ws.best)
-                k["relabel"][tiles, threads, stream](*args, ws.comp, ws.parent)
-                launches += 2
                 slot = 1 - slot
             counters.update(launches=launches, iterations=iterations,
                             host_round_trips=iterations, threads_per_block=THESIS_TILE ** 2)

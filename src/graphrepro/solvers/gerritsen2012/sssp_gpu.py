@@ -57,7 +57,7 @@ import time
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ...errors import InputError
 from . import PHASE1, register_step
 from .types import Phase1Result, boundary_cells
@@ -138,7 +138,7 @@ def _fold_cell(vi, idx, m_a, c_a, c_ua, flag):
     c_ua[vi, idx] = c_a[vi, idx]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg6_init(c, m_a, c_a, c_ua):
     """Algorithm 6 line 1: M_a true and C_a = 0 exactly at (v, v) for each boundary vertex v."""
     idx, vi = cuda.grid(2)
@@ -149,7 +149,7 @@ def _alg6_init(c, m_a, c_a, c_ua):
         c_ua[vi, idx] = c_a[vi, idx]
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_2d(block, y0, x0, c, m_a, c_a, c_ua, flag):
     ix, iy = cuda.grid(2)
     if ix == 0 and iy == 0:
@@ -159,7 +159,7 @@ def _alg7_2d(block, y0, x0, c, m_a, c_a, c_ua, flag):
             _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_2d(c, m_a, c_a, c_ua, flag):
     ix, iy = cuda.grid(2)
     if ix < c and iy < c:
@@ -167,7 +167,7 @@ def _alg8_2d(c, m_a, c_a, c_ua, flag):
             _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_3d(block, y0, x0, c, m_a, c_a, c_ua, flag):
     ix, iy, vi = cuda.grid(3)
     if ix == 0 and iy == 0 and vi == 0:
@@ -176,14 +176,14 @@ def _alg7_3d(block, y0, x0, c, m_a, c_a, c_ua, flag):
         _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_3d(c, m_a, c_a, c_ua, flag):
     ix, iy, vi = cuda.grid(3)
     if ix < c and iy < c and vi < m_a.shape[0]:
         _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg7_zorder(block, y0, x0, c, m_a, c_a, c_ua, flag):
     z, vi = cuda.grid(2)
     if z == 0 and vi == 0:
@@ -193,7 +193,7 @@ def _alg7_zorder(block, y0, x0, c, m_a, c_a, c_ua, flag):
         _relax_cell(block, y0, x0, c, vi, iy * c + ix, m_a, c_a, c_ua)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _alg8_zorder(c, m_a, c_a, c_ua, flag):
     z, vi = cuda.grid(2)
     if z < c * c and vi < m_a.shape[0]:
@@ -201,7 +201,7 @@ def _alg8_zorder(c, m_a, c_a, c_ua, flag):
         _fold_cell(vi, iy * c + ix, m_a, c_a, c_ua, flag)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _tree_reset(tree, final, dist):
     i = cuda.grid(1)
     if i < tree.shape[0]:
@@ -211,7 +211,7 @@ def _tree_reset(tree, final, dist):
         dist[i] = BIG
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _tree_seed(tree, dist, leaves, leaf):
     """The source's leaf gets key 0, propagated to the root (one thread)."""
     if cuda.grid(1) == 0:
@@ -229,7 +229,7 @@ def _claim(stamp, node, stage, lists, sizes, out):
         lists[out, cuda.atomic.add(sizes, out, 1)] = node
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_a(tree, final, dist, bits, c, kc, m, leaf_cell, cell_leaf, gb_side, lists, sizes):
     """Finalise the root's vertex; list its GPU-block's boundary leaves and the <= 5 leaves
     across a GPU-block border from it (sqrt(C) + 5 threads)."""
@@ -282,7 +282,7 @@ def _update_leaf(j, u, du, gb, tree, final, dist, bits, kc, leaves, block, leaf_
     _claim(stamp, (leaves + w) >> 1, stage, lists, sizes, 1)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_b(tree, final, dist, bits, c, kc, leaves, block, leaf_cell, m, dg, lists, sizes, stamp,
             stage):
     """Update the listed leaves from the finalised vertex (sqrt(C) + 5 threads); list their
@@ -303,7 +303,7 @@ def _step_b(tree, final, dist, bits, c, kc, leaves, block, leaf_cell, m, dg, lis
                      m, dg, lists, sizes, stamp, stage)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _step_level(tree, level, lists, sizes, stamp, stage):
     """Recompute the nodes on list level % 3 from their children; list their parents on the
     next list, each once. Three lists rotate so a launch zeroes the one the next appends to."""
@@ -317,14 +317,6 @@ def _step_level(tree, level, lists, sizes, stamp, stage):
         right = tree[2 * node + 1]
         tree[node] = left if left < right else right
         _claim(stamp, node >> 1, stage, lists, sizes, (level + 1) % 3)
-
-
-def _configured(kernel, blocks, threads):
-    """kernel[blocks, threads], made once. The simulator's kernels keep the last configuration
-    on the kernel object itself, so there it is made at each call."""
-    if gpu.simulated():
-        return lambda *args: kernel[blocks, threads](*args)
-    return kernel[blocks, threads]
 
 
 def alg1_launch_arithmetic(m: int, c: int) -> dict:
@@ -425,20 +417,31 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
     init_grid = (-(-(c * c) // init_tpb[0]), -(-kc // 8))
     reset_grid = gpu.blocks_for(2 * padded, 256)
     step_threads = c + 5  # "sqrt(C) + 5 threads", as written
-    # launch configurations made once: the loop below is all launches
-    init_k = _configured(_alg6_init, init_grid, init_tpb)
-    alg7_k, alg8_k = _configured(alg7, grid7, tpb7), _configured(alg8, grid7, tpb7)
-    reset_k, seed_k = _configured(_tree_reset, reset_grid, 256), _configured(_tree_seed, 1, 1)
-    step_a_k = _configured(_step_a, 1, step_threads)
-    step_b_k = _configured(_step_b, 1, step_threads)
+    # Every launch and read of the loops below prepared once (graphrepro.launch): the loops are
+    # then only launches, at native cost. The I/O-block and its G' live in buffers made once,
+    # so the prepared launches keep their pointers; the arguments that change (the GPU-block's
+    # corner, the source leaf, the stage stamp) are rewritten in place before each launch.
+    block = cuda_mod.device_array(values.shape[1:], dtype=values.dtype)
+    d_dg = cuda_mod.device_array((gb_side * gb_side, kc, kc), dtype=np.int64)
+    init_k = launch.Launch(_alg6_init, init_grid, init_tpb, None, c, m_a, c_a, c_ua)
+    alg7_k = launch.Launch(alg7, grid7, tpb7, None, block, 0, 0, c, m_a, c_a, c_ua, flag)
+    alg8_k = launch.Launch(alg8, grid7, tpb7, None, c, m_a, c_a, c_ua, flag)
+    read_flag = launch.Read(None, flag, flag_host)
+    reset_k = launch.Launch(_tree_reset, reset_grid, 256, None, tree, final, dist_leaf)
+    seed_k = launch.Launch(_tree_seed, 1, 1, None, tree, dist_leaf, padded, 0)
+    step_a_k = launch.Launch(_step_a, 1, step_threads, None, tree, final, dist_leaf, bits, c, kc,
+                             m, d_leaf_cell, d_cell_leaf, gb_side, lists, sizes)
+    step_b_k = launch.Launch(_step_b, 1, step_threads, None, tree, final, dist_leaf, bits, c, kc,
+                             padded, block, d_leaf_cell, m, d_dg, lists, sizes, stamp, 0)
+    root = tree[1:2]
+    read_root = launch.Read(None, root, root_host)
     level_k = []
     width = kc + 5
     for level in range(1, levels + 1):  # one launch per tree level, to the root
         # the listed nodes: a contiguous run's ancestors and <= 5 others'
         width = min(-(-width // 2) + 6, padded >> level)
-        level_k.append((level, _configured(_step_level, gpu.blocks_for(width, 256),
-                                           min(256, width))))
-    root = tree[1:2]
+        level_k.append(launch.Launch(_step_level, gpu.blocks_for(width, 256), min(256, width),
+                                     None, tree, level, lists, sizes, stamp, 0))
     dist = np.empty((todo, k, k), dtype=np.int64)
     counters = {"kernel_launches": 0, "host_round_trips": 0, "rounds": 0,
                 "part1_launches": 0, "part2_launches": 0, "tree_steps": 0,
@@ -447,22 +450,23 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
     stage = 0
     for b in range(todo):
         t0 = time.perf_counter()
-        block = cuda_mod.to_device(values[b])
+        block.copy_to_device(values[b])
         counters["copies_to_device"] += 1
         dg = np.empty((gb_side * gb_side, kc, kc), dtype=np.int64)
         launches = 0
         for gb in range(gb_side * gb_side):  # Algorithm 6, one GPU-block at a time
-            y0, x0 = (gb // gb_side) * c, (gb % gb_side) * c
-            init_k(c, m_a, c_a, c_ua)
+            alg7_k.set(1, (gb // gb_side) * c)
+            alg7_k.set(2, (gb % gb_side) * c)
+            init_k()
             launches += 1
             for _ in range(c * c + 1):  # Bellman-Ford needs at most c^2 - 1 improving rounds
-                alg7_k(block, y0, x0, c, m_a, c_a, c_ua, flag)
-                alg8_k(c, m_a, c_a, c_ua, flag)
+                alg7_k()
+                alg8_k()
                 launches += 2
                 counters["rounds"] += 1
-                flag.copy_to_host(flag_host)
+                flag_now = read_flag()
                 counters["host_round_trips"] += 1
-                if flag_host[0] == 0:
+                if flag_now[0] == 0:
                     break
             else:
                 raise RuntimeError(f"gpu_alg1: Harish did not settle in {c * c + 1} rounds")
@@ -475,28 +479,29 @@ def gpu_alg1(values, c: int = 16, variant: str = "2d", limit_blocks: int = 0,
         counters["kernel_launches"] += launches
         t1 = time.perf_counter()
         timings["part1"] += (t1 - t0) * 1e3
-        d_dg = cuda_mod.to_device(dg)
+        d_dg.copy_to_device(dg)
         counters["copies_to_device"] += 1
         launches = 0
         for s, leaf in enumerate(source_leaves):  # the tournament tree, per boundary vertex
-            reset_k(tree, final, dist_leaf)
-            seed_k(tree, dist_leaf, padded, int(leaf))
+            seed_k.set(3, int(leaf))
+            reset_k()
+            seed_k()
             launches += 2
             for _ in range(leaves + 1):  # each leaf is finalised once; then the tree is empty
-                root.copy_to_host(root_host)
+                root_now = read_root()
                 counters["host_round_trips"] += 1
-                if root_host[0] == INF:
+                if root_now[0] == INF:
                     break
                 counters["tree_steps"] += 1
-                step_a_k(tree, final, dist_leaf, bits, c, kc, m, d_leaf_cell, d_cell_leaf,
-                         gb_side, lists, sizes)
+                step_a_k()
                 stage += 1
-                step_b_k(tree, final, dist_leaf, bits, c, kc, padded, block, d_leaf_cell, m,
-                         d_dg, lists, sizes, stamp, stage)
+                step_b_k.set(14, stage)
+                step_b_k()
                 launches += 2
-                for level, kernel in level_k:
+                for kernel in level_k:
                     stage += 1
-                    kernel(tree, level, lists, sizes, stamp, stage)
+                    kernel.set(5, stage)
+                    kernel()
                 launches += levels
             else:
                 raise RuntimeError(f"gpu_alg1: the tournament tree was not empty after {leaves} "
@@ -549,7 +554,7 @@ def _alg2_kernel(m: int, wide: bool):
             return m + 2 * (r - 1) + 1
         return -1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def dijkstra_per_source(values, first, tree, out):
         shared_values = cuda.shared.array(n, np.int32)
         b = cuda.blockIdx.x

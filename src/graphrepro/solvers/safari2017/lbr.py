@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 
@@ -126,7 +126,7 @@ def _compile(count: bool, queue: bool = False):
                 if tally[c]:
                     cuda.atomic.add(counters, c, tally[c])
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(d, flags, source):
         v = cuda.grid(1)
         if v < d.shape[0]:
@@ -137,7 +137,7 @@ def _compile(count: bool, queue: bool = False):
                 d[v] = 0
                 flags[0, v] = 1
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel1(i, k, t, indptr, indices, weights, d, flags, counters):
         tally = cuda.local.array(4, np.int64)
         for c in range(4):
@@ -146,7 +146,7 @@ def _compile(count: bool, queue: bool = False):
                     tally)
         flush(tally, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def kernel2(i, k, t, indptr, indices, weights, d, flags, flag_words, counters):
         tally = cuda.local.array(4, np.int64)
         for c in range(4):
@@ -158,7 +158,7 @@ def _compile(count: bool, queue: bool = False):
             flag_words[i] = 1
         flush(tally, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def persistent(source, k, t, indptr, indices, weights, d, flags, changed, rounds, counters,
                    worklists):
         grid = cuda.cg.this_grid()
@@ -263,7 +263,7 @@ class _DeviceGraph:
         self.flags = cuda.device_array((2, self.n), dtype=flag_dtype, stream=self.stream)
         self.words = cuda.device_array(3, dtype=np.int32, stream=self.stream)
         self.counters = cuda.to_device(np.zeros(4, dtype=np.int64), stream=self.stream)
-        self.word_host = np.zeros(1, dtype=np.int32) if gpu.simulated() else cuda.pinned_array(1, np.int32)
+        self.word_host = launch.host_buffer(1, np.int32)
 
     def reset_counters(self):
         self.counters.copy_to_device(np.zeros(4, dtype=np.int64), stream=self.stream)
@@ -290,28 +290,41 @@ class _LBR(_DeviceGraph):
         self.blind_launches = n if n > 0 else calibration_iterations // k
         owners = (self.n + t - 1) // t
         self.blocks = gpu.blocks_for(owners, threads_per_block)
+        self._prepared = {}
+
+    def _launches(self, count: bool):
+        """Per parity i: Kernel1 (a blind launch) and Kernel2 with the read of its flag word
+        (a flag-loop round), prepared once per mode."""
+        if count not in self._prepared:
+            _, kernel1, kernel2, _ = _compile(count)
+            s, grid = self.stream, (self.blocks, self.threads)
+            args = (self.k, self.t, self.indptr, self.indices, self.weights, self.d, self.flags)
+            blind = [launch.Launch(kernel1, *grid, s, i, *args, self.counters) for i in (0, 1)]
+            flag = [launch.Round(s, [launch.Launch(kernel2, *grid, s, i, *args, self.words,
+                                                   self.counters)],
+                                 read=self.words[i:i + 1], host=self.word_host) for i in (0, 1)]
+            self._prepared[count] = blind, flag
+        return self._prepared[count]
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
-        s, blocks, threads = self.stream, self.blocks, self.threads
-        initialise, kernel1, kernel2, _ = _compile(count)
+        s, threads = self.stream, self.threads
+        initialise = _compile(count)[0]
+        blind, flag = self._launches(count)
         if count:
             self.reset_counters()
-        args = (self.k, self.t, self.indptr, self.indices, self.weights, self.d, self.flags)
         self.words.copy_to_device(np.zeros(3, dtype=np.int32), stream=s)
         i = 0
         flag_loops = 0
         with gpu.DeviceTimer(s).measure() as solve_time:
             initialise[gpu.blocks_for(self.n, threads), threads, s](self.d, self.flags, source)
             for _ in range(self.blind_launches):  # Alg. 6 lines 4-6: no host round trip
-                kernel1[blocks, threads, s](i, *args, self.counters)
+                blind[i]()
                 i = 1 - i
             while True:  # Alg. 6 lines 7-11: the flag comes back every launch
-                kernel2[blocks, threads, s](i, *args, self.words, self.counters)
-                self.words[i:i + 1].copy_to_host(self.word_host, stream=s)
-                s.synchronize()
+                word = flag[i]()
                 flag_loops += 1
                 i = 1 - i
-                if self.word_host[0] == 0:
+                if word[0] == 0:
                     break
         distances, download_ms = self.download()
         launches = self.blind_launches + flag_loops

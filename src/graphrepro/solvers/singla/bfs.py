@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ..base import INF, SolveResult, register
 from .common import THREADS_PER_BLOCK, EdgeArrays
 
@@ -40,7 +40,7 @@ def _compile(count: bool):
     if count in _kernels:
         return _kernels[count]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(level, flag, source):
         v = cuda.grid(1)
         if v < level.shape[0]:
@@ -48,7 +48,7 @@ def _compile(count: bool):
         if v == 0:
             flag[0] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def search(S, E, level, flag, k, counters):
         """Fig. 6 as launch k: edges out of vertices visited before this launch visit their end."""
         i = cuda.grid(1)
@@ -79,11 +79,22 @@ class _EdgeBFS:
         self.level = cuda.device_array(n, dtype=np.int64, stream=s)
         self.flag = cuda.device_array(1, dtype=np.int64, stream=s)
         self.flag_host = self.edges.host_buffer(1)
+        self._prepared = {}
+
+    def _launches(self, count: bool):
+        """SEARCH (its level rewritten before each launch) and the read of F, prepared once."""
+        if count not in self._prepared:
+            e = self.edges
+            search = launch.Launch(_compile(count)[1], e.edge_blocks, e.threads, e.stream, e.S,
+                                   e.E, self.level, self.flag, 0, e.counters)
+            self._prepared[count] = search, launch.Read(e.stream, self.flag, self.flag_host)
+        return self._prepared[count]
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         e = self.edges
         s, tpb = e.stream, e.threads
-        initialise, search = _compile(count)
+        initialise = _compile(count)[0]
+        search, read_flag = self._launches(count)
         if count:
             e.reset_counters()
         launches = 0  # search launches; launch k (0-based) finds level k + 1
@@ -92,13 +103,12 @@ class _EdgeBFS:
             initialise[e.vertex_blocks, tpb, s](self.level, self.flag, source)
             while True:
                 for _ in range(e.check_every):
-                    search[e.edge_blocks, tpb, s](e.S, e.E, self.level, self.flag, launches,
-                                                  e.counters)
+                    search.set(4, launches)
+                    search()
                     launches += 1
-                self.flag.copy_to_host(self.flag_host, stream=s)
-                s.synchronize()
+                flag = read_flag()
                 trips += 1
-                if self.flag_host[0] < launches:  # the last launch visited nothing: done
+                if flag[0] < launches:  # the last launch visited nothing: done
                     break
         deepest = int(self.flag_host[0])
         counters = {"levels": deepest + 1, "search_launches": launches,

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda  # module level: the CUDA simulator swaps this global inside kernels
 
-from ... import gpu
+from ... import gpu, launch
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from .common import THREADS_PER_BLOCK, EdgeArrays
@@ -62,7 +62,7 @@ def _compile(count: bool):
     if count in _kernels:
         return _kernels[count]
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def initialise(N, M, state, source):
         v = cuda.grid(1)
         if v < N.shape[0]:
@@ -73,7 +73,7 @@ def _compile(count: bool):
             state[1] = INF
             state[LAST_ROUND] = 0
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_minimum(S, N, M, state, slot):
         """Fig. 3, first loop: min N_a[S_a[i]] over edges with an unsettled start vertex."""
         i = cuda.grid(1)
@@ -88,7 +88,7 @@ def _compile(count: bool):
                 if value < state[slot]:
                     cuda.atomic.min(state, slot, value)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_select(S, N, M, state, slot, r):
         """Settle every unsettled start vertex at the minimum: stamp it with round r."""
         i = cuda.grid(1)
@@ -117,7 +117,7 @@ def _compile(count: bool):
                 if count and candidate < old:
                     cuda.atomic.add(counters, 1, 1)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def edge_relax(S, E, W, N, M, state, next_slot, r, counters):
         """Fig. 4: every edge whose start vertex was settled in round r relaxes its end vertex."""
         i = cuda.grid(1)
@@ -126,7 +126,7 @@ def _compile(count: bool):
         if i < S.shape[0]:
             relax_if_settled(i, S, E, W, N, M, r, counters)
 
-    @cuda.jit
+    @cuda.jit(cache=True)
     def cooperative_rounds(S, E, W, N, M, state, counters):
         """All rounds in one cooperative launch: the three steps of a round are grid-stride loops
         over the edges, separated by grid-wide barriers instead of kernel boundaries."""
@@ -191,13 +191,30 @@ class _EdgeDijkstra:
         self.M = c.device_array(n, dtype=np.int32, stream=s)
         self.state = c.device_array(3, dtype=np.int64, stream=s)
         self.state_host = self.edges.host_buffer(3)
+        self._prepared = {}
+
+    def _launches(self, count: bool):
+        """A round's three kernels (slot and round number rewritten before each round) and the
+        read of the state words, prepared once per mode."""
+        if count not in self._prepared:
+            e = self.edges
+            _, edge_minimum, edge_select, edge_relax, _ = _compile(count)
+            grid = (e.edge_blocks, e.threads, e.stream)
+            self._prepared[count] = (
+                launch.Launch(edge_minimum, *grid, e.S, self.N, self.M, self.state, 0),
+                launch.Launch(edge_select, *grid, e.S, self.N, self.M, self.state, 0, 0),
+                launch.Launch(edge_relax, *grid, e.S, e.E, e.W, self.N, self.M, self.state, 0, 0,
+                              e.counters),
+                launch.Read(e.stream, self.state, self.state_host))
+        return self._prepared[count]
 
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
         if self.mode == "cooperative":
             return self._solve_cooperative(source, count)
         e = self.edges
         s, tpb = e.stream, e.threads
-        initialise, edge_minimum, edge_select, edge_relax, _ = _compile(count)
+        initialise = _compile(count)[0]
+        edge_minimum, edge_select, edge_relax, read_state = self._launches(count)
         if count:
             e.reset_counters()
         r = 0
@@ -208,14 +225,17 @@ class _EdgeDijkstra:
                 for _ in range(e.check_every):
                     r += 1
                     slot = r % 2
-                    edge_minimum[e.edge_blocks, tpb, s](e.S, self.N, self.M, self.state, slot)
-                    edge_select[e.edge_blocks, tpb, s](e.S, self.N, self.M, self.state, slot, r)
-                    edge_relax[e.edge_blocks, tpb, s](e.S, e.E, e.W, self.N, self.M, self.state,
-                                                      1 - slot, r, e.counters)
-                self.state.copy_to_host(self.state_host, stream=s)
-                s.synchronize()
+                    edge_minimum.set(4, slot)
+                    edge_select.set(4, slot)
+                    edge_select.set(5, r)
+                    edge_relax.set(6, 1 - slot)
+                    edge_relax.set(7, r)
+                    edge_minimum()
+                    edge_select()
+                    edge_relax()
+                state = read_state()
                 trips += 1
-                if self.state_host[LAST_ROUND] < r:  # a round found no finite minimum: done
+                if state[LAST_ROUND] < r:  # a round found no finite minimum: done
                     break
         counters = {"rounds": int(self.state_host[LAST_ROUND]), "rounds_launched": r,
                     "kernel_launches": 1 + 3 * r, "host_round_trips": trips,
