@@ -520,8 +520,14 @@ def cmd_retabulate(args) -> int:
 def cmd_report(args) -> int:
     from .report.build import build_report
 
+    ref_config = (_merged_config(args.reference_config)
+                  if args.reference_config and all(Path(p).is_file() for p in args.reference_config)
+                  else None)
     build_report(Path(args.results), Path(args.output), reference=Path(args.reference),
-                 config_path=Path(args.config) if args.config else None)
+                 config_path=Path(args.config) if args.config else None,
+                 claims=Path(args.claims) if args.claims else None,
+                 reference_claims=Path(args.reference_claims) if args.reference_claims else None,
+                 reference_config=ref_config)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -853,6 +859,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reference", default="reports/reference")
     sp.add_argument("--config", help="the config the results came from (shown in the report)")
     sp.add_argument("--output", default="reports/index.html")
+    sp.add_argument("--claims", help="this run's claims ledger CSV (default: none, or when the file "
+                                     "is missing, the target tables' own verdicts)")
+    sp.add_argument("--reference-claims", default="reports/reference/claims.csv",
+                    help="the reference run's claims ledger CSV, used where it exists")
+    sp.add_argument("--reference-config", nargs="*",
+                    default=["config/config.yaml", "config/h100.yaml"],
+                    help="the config files the reference run used, merged in order (to credit "
+                         "each reference table with its own runs' provenance)")
     sp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("retabulate", help="rebuild target tables and figures from the run tables "
