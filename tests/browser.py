@@ -62,6 +62,8 @@ def chromium() -> str | None:
 
 
 def _run(args: list[str], width: int, height: int, timeout: int = 120) -> str:
+    if chromium() is None:
+        raise RuntimeError("no chromium on PATH (apt-get install chromium)")
     with tempfile.TemporaryDirectory() as profile:
         cmd = [chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
                *args]
