@@ -4,15 +4,24 @@
 #   snakemake --report reports/snakemake-report.html
 import os
 import sys
+import time
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
+_STARTED = time.time()
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+try:
+    validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+except WorkflowError as e:  # snakemake would print the whole schema and config: name the key
+    sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+    from graphrepro.configcheck import brief
+
+    raise WorkflowError(brief(e.__context__)) from None
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
@@ -30,3 +39,10 @@ rule all:
     input:
         config["report"],
         dataset_outputs(),
+
+
+# The last lines a run prints: where the report is, its claims by verdict, how long it took.
+onsuccess:
+    from graphrepro.report.summary import terminal_summary
+
+    print(terminal_summary(config["report"], _STARTED))

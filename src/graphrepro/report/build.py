@@ -24,6 +24,7 @@ from ..harness.measure import NOT_RUN_NO_GPU
 from .ledger import REFERENCE, VERDICTS, best_ledger, empty_ledger, load_ledger, verdict_counts
 from .present import csv_href, explanations, html_table
 from .provenance import benchmark_devices, table_provenance
+from .summary import write_summary
 
 NO_FIGURE = b"graphrepro: no figure"  # PNG text a figure carries when it has nothing to show
 
@@ -161,6 +162,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
     tmp.replace(output)
+    write_summary(output, ledger, ledger_source, use_ref)
     return ledger
 
 
