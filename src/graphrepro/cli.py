@@ -554,7 +554,8 @@ def cmd_retabulate(args) -> int:
                       if (p := root / "benchmarks" / f"{b}.csv").is_file()]
         build_target_table(name, runs, [root / "sources" / f"{g}.json" for g in graphs],
                            root / "targets" / f"{name}.csv",
-                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks)
+                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks,
+                           figure_only=args.figures_only)
         print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
     return 0
 
@@ -928,6 +929,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--configfile", nargs="+", required=True,
                     help="the config files the runs came from, merged in order")
     sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
+    sp.add_argument("--figures-only", action="store_true",
+                    help="redraw the figures only; leave the target tables as they are")
     sp.set_defaults(func=cmd_retabulate)
 
     sp = sub.add_parser("io-sssp", help="gerritsen2012 ch. 4: three-phase I/O-efficient SSSP on a "

@@ -14,6 +14,15 @@ import yaml
 DEFAULT = Path("config/config.yaml")
 
 
+def root() -> Path:
+    """The checkout whose configs apply: the working directory (where snakemake runs), else the
+    checkout this package is installed from (an editable install)."""
+    for candidate in (Path("."), Path(__file__).resolve().parents[2]):
+        if (candidate / DEFAULT).is_file():
+            return candidate
+    return Path(".")
+
+
 def merge(paths) -> dict:
     def update(base, new):
         for key, value in new.items():
@@ -28,22 +37,22 @@ def merge(paths) -> dict:
     return config
 
 
-def load(configfiles=(), root: Path = Path(".")) -> dict:
+def load(configfiles=()) -> dict:
     """The default config merged with the given files (paths relative to the working directory)."""
-    default = root / DEFAULT
+    default = root() / DEFAULT
     return merge(([default] if default.is_file() else []) + [Path(p) for p in configfiles])
 
 
-def configs_with(target: str, root: Path = Path(".")) -> list[str]:
+def configs_with(target: str) -> list[str]:
     """The config files under config/ whose targets include this one (alone or over the default)."""
-    found = []
-    for p in sorted((root / "config").glob("*.yaml")):
+    found, base = [], root()
+    for p in sorted((base / "config").glob("*.yaml")):
         try:
             targets = (yaml.safe_load(p.read_text()) or {}).get("targets") or {}
         except yaml.YAMLError:
             continue
         if isinstance(targets, dict) and target in targets:
-            found.append(str(p.relative_to(root)))
+            found.append(str(p.relative_to(base)))
     return found
 
 

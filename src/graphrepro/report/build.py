@@ -25,17 +25,15 @@ from .ledger import REFERENCE, VERDICTS, best_ledger, empty_ledger, load_ledger,
 from .present import csv_href, explanations, html_table
 from .provenance import benchmark_devices, table_provenance
 from .summary import write_summary
-
-NO_FIGURE = b"graphrepro: no figure"  # PNG text a figure carries when it has nothing to show
+from .tables import figure_caption, figure_is_empty
 
 
 def _embed_png(path: Path) -> str | None:
     if not path.is_file():
         return None
-    data = path.read_bytes()
-    if NO_FIGURE in data:
+    if figure_is_empty(path):  # drawn with nothing to show: no placeholder image on the page
         return None
-    return "data:image/png;base64," + base64.b64encode(data).decode()
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
 
 def _provenances(root: Path) -> list[dict]:
@@ -76,6 +74,7 @@ def _shown(t, root: Path, df: pd.DataFrame, run: str) -> dict:
     """What a section shows of one run's table: summary, figure, table, CSV, label notes."""
     return {"run": run, "summary": _summary(t, df),
             "figure": _embed_png(root / "figures" / f"{t.name}.png"),
+            "caption": figure_caption(root / "figures" / f"{t.name}.png"),
             "table": html_table(df, f"t-{t.name}-{'ref' if run == REFERENCE else 'here'}"),
             "csv": csv_href(df), "csv_name": f"{t.name}{'-reference' if run == REFERENCE else ''}.csv",
             "explain": explanations(df)}
