@@ -1,3 +1,10 @@
+def figure_caption(w):
+    """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
+    from graphrepro.report.figstyle import caption
+
+    return caption(get_target(w.target), [])
+
+
 rule compare_target:
     input:
         runs=lambda w: target_runs(w.target),
@@ -8,6 +15,8 @@ rule compare_target:
                      caption="../report/target_table.rst"),
         figure=report(f"{RES}/figures/{{target}}.png", category="{target}",
                       caption="../report/target_figure.rst"),
+    params:
+        caption=figure_caption,
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
