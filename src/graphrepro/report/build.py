@@ -114,6 +114,12 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     ref_ledger, ref_source = (load_ledger(reference_claims, reference) if ref_prov
                               else (None, None))
     ledger = best_ledger(local_ledger, ref_ledger, use_ref)
+    # the report's order: documents as listed, targets as registered, claims as the ledger has them
+    order = {t.name: i for i, t in enumerate(all_targets())}
+    docs = {d.short: i for i, d in enumerate(DOCUMENTS)}
+    ledger = ledger.assign(_d=ledger["document"].map(docs).fillna(len(docs)),
+                           _t=ledger["target"].map(order).fillna(len(order))).sort_values(
+        ["_d", "_t"], kind="stable").drop(columns=["_d", "_t"]).reset_index(drop=True)
     ref_settings = (reference_config or {}).get("targets", {})
 
     sections = []

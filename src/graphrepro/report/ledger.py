@@ -52,16 +52,17 @@ def load_ledger(claims: Path | None, tables: Path) -> tuple[pd.DataFrame, str]:
 
 def best_ledger(local: pd.DataFrame, reference: pd.DataFrame | None,
                 use_reference: set[str]) -> pd.DataFrame:
-    """Each target's rows from the best run that has them: this machine's, except for the targets
-    in ``use_reference`` (GPU targets this machine could not run) and those only the reference
-    run measured. A ``run`` column says which."""
+    """Each target's rows from its best run: this machine's, except for the targets in
+    ``use_reference`` (GPU targets this machine could not run) and those only the reference run
+    measured. A ``run`` column says which."""
     local = local.assign(run=THIS_MACHINE)
     if reference is None or reference.empty:
         return local.reset_index(drop=True)
     reference = reference.assign(run=REFERENCE)
     ours = set(local["target"])
     take_ref = reference["target"].isin(use_reference | (set(reference["target"]) - ours))
-    keep_local = ~local["target"].isin(set(reference.loc[take_ref, "target"]))
+    # a target shown from the reference run counts only its rows there (none, if it has none)
+    keep_local = ~local["target"].isin(use_reference | set(reference.loc[take_ref, "target"]))
     return pd.concat([local[keep_local], reference[take_ref]], ignore_index=True)
 
 
