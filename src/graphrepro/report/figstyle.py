@@ -78,8 +78,9 @@ def _from_zero(ax) -> None:
 def _markers(ax) -> None:
     cycle = itertools.cycle(MARKERS)
     for line in ax.lines:
-        # a series, not an error bar or a cap (two points) or a reference line
-        if line.get_marker() in (None, "None", "", " ") and 2 < len(line.get_xdata()) <= 60:
+        # a labelled series (error bars, caps and seaborn's own lines are "_..." labelled)
+        if (line.get_marker() in (None, "None", "", " ") and 2 < len(line.get_xdata()) <= 60
+                and not line.get_label().startswith("_")):
             line.set_marker(next(cycle))
             line.set_markersize(4)
 
