@@ -25,7 +25,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 PROBE = r"""
 <script>
 window.addEventListener("load", () => {
-  const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth};
+  const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth,
+                                     page_height: document.documentElement.scrollHeight};
   const outside = e => !e.closest(".tbl.all");
   out.overflowing_tables = Array.from(document.querySelectorAll(".tbl")).filter(
     t => outside(t) && t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1).map(t => t.id || "?");
