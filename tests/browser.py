@@ -46,6 +46,16 @@ window.addEventListener("load", () => {
   });
   out.claim_rows = Array.from(document.querySelectorAll("#claims-table tbody tr")).map(
     tr => [tr.dataset.document, tr.dataset.verdict, tr.querySelector("a").getAttribute("href")]);
+  // the claims table's filter and sort, as a reader uses them
+  const select = document.getElementById("f-verdict");
+  if (select) {
+    select.value = "reproduced"; select.dispatchEvent(new Event("input"));
+    out.filtered_reproduced = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+      tr => !tr.hidden).length;
+    select.value = ""; select.dispatchEvent(new Event("input"));
+    document.querySelector("#claims-table th").click();
+    out.sorted_first_document = (document.querySelector("#claims-table tbody tr") || {}).dataset?.document;
+  }
   document.querySelectorAll("button.toggle").forEach(b => b.click());   // every "all columns" view
   out.page_width_all_columns = document.documentElement.scrollWidth;
   const pre = document.createElement("pre"); pre.id = "probe-result";

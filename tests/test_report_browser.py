@@ -43,12 +43,20 @@ def check_page(html: Path, ledger: pd.DataFrame, scratch: Path) -> dict:
     expected = {c["document"]: {v: c[v] for v in VERDICTS} for c in verdict_counts(ledger, docs)}
     assert seen["counts"] == expected
     assert len(seen["claim_rows"]) == len(ledger)
+    # filtering by verdict shows exactly that verdict's count; sorting by document works
+    assert seen["filtered_reproduced"] == expected_all(ledger, "reproduced")
+    if len(ledger):
+        assert seen["sorted_first_document"] == sorted(ledger["document"])[0]
     assert all(link[1:] in seen["target_sections"] for _, _, link in seen["claim_rows"])
     # every target section is reachable from the table of contents, and every link lands
     assert seen["missing_anchors"] == []
     assert {f"#{s}" for s in seen["target_sections"]} <= set(seen["toc"])
     assert {f"#{t.name}" for t in all_targets()} <= set(seen["toc"])
     return seen
+
+
+def expected_all(ledger: pd.DataFrame, verdict: str) -> int:
+    return int((ledger["verdict"] == verdict).sum())
 
 
 def shots(html: Path, folder: Path, sections):
