@@ -179,7 +179,15 @@ def summary_table(table: pd.DataFrame) -> str:
     return text + " " + WEIGHTS
 
 
-def figure_table(runs: pd.DataFrame, ax) -> None:
+def _paper_key(name: str) -> str:
+    return str(name).lower().replace("-", "_")
+
+
+def figure_table(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
+    """Left: time per source of workfront, near-far, the hybrid and sequential Dijkstra per graph
+    (bars: median over sources, error bars: interquartile range). Right: near-far's speed
+    relative to workfront's (workfront time / near-far time per source; bars: mean, error bars:
+    95% bootstrap interval), the paper's ratios as black diamonds where its graph is ours"""
     import seaborn as sns
 
     src = per_source(runs)
@@ -187,12 +195,36 @@ def figure_table(runs: pd.DataFrame, ax) -> None:
         _no_data(ax, run_status(runs, "workfront") or "no solver ran")
         return
     order = list(pd.unique(runs["graph"]))
+    fig = ax.figure
+    ax.remove()
+    fig.set_size_inches(12, 4.5)
+    left, right = fig.subplots(1, 2, width_ratios=[3, 2])
     sns.barplot(data=src, x="graph", y="solve_ms", hue="variant", order=order,
                 hue_order=[v for v in TABLE_RUNS if v in set(src["variant"])],
-                estimator="median", errorbar=("pi", 50), ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("solve time per source, ms (median, IQR bars)")
-    ax.set_title("senthilkumar results table: workfront, near-far, hybrid and sequential Dijkstra")
+                estimator="median", errorbar=("pi", 50), ax=left)
+    left.set_yscale("log")
+    left.set_ylabel("solve time per source, ms")
+    left.set_title("workfront, near-far, hybrid and sequential Dijkstra", fontsize=9)
+    wide = src.pivot_table(index=["graph", "source"], columns="variant", values="solve_ms")
+    if {"workfront", "nearfar"} <= set(wide.columns):
+        ratio = (wide["workfront"] / wide["nearfar"]).rename("ratio").reset_index()
+        sns.barplot(data=ratio, x="graph", y="ratio", order=order, color="C2",
+                    errorbar=("ci", 95), capsize=0.15, ax=right, label="ours")
+        if published is not None:
+            pub = published[(published["item"] == "Results table")
+                            & (published["column"] == "nearfar_over_workfront")]
+            paper = {_paper_key(r["row"]): float(r["value"]) for _, r in pub.iterrows()}
+            xs = [(i, paper[_paper_key(g)]) for i, g in enumerate(order) if _paper_key(g) in paper]
+            if xs:
+                right.scatter([x for x, _ in xs], [y for _, y in xs], marker="D", color="black",
+                              zorder=5, label="paper")
+        right.axhline(1.0, color="0.4", lw=0.8, ls="--")
+        right.set_ylabel("workfront time / near-far time (x)")
+        right.set_title("near-far over workfront (> 1: near-far faster)", fontsize=9)
+        right.legend()
+    for a in (left, right):
+        a.tick_params(axis="x", rotation=20, labelsize=8)
+    fig.suptitle("senthilkumar results table", fontsize=10)
 
 
 # --- The Delta sweep --------------------------------------------------------------------------
