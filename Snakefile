@@ -4,10 +4,13 @@
 #   snakemake --report reports/snakemake-report.html
 import os
 import sys
+import time
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
+_STARTED = time.time()
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
@@ -15,7 +18,6 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
 from graphrepro.configcheck import check_config
 from graphrepro.errors import InputError
-from snakemake.exceptions import WorkflowError
 
 try:
     check_config(config)  # one line per problem, before any rule is defined or run
@@ -39,3 +41,10 @@ rule all:
     input:
         config["report"],
         dataset_outputs(),
+
+
+# The last lines a run prints: where the report is, its claims by verdict, how long it took.
+onsuccess:
+    from graphrepro.report.summary import terminal_summary
+
+    print(terminal_summary(config["report"], _STARTED))

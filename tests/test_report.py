@@ -211,6 +211,10 @@ def reference(tmp_path, harish_runs, stats):
     table = compare_table2(harish_runs, stats, published("safari2017"))
     table.loc[table["method"] == HARISH, "note"] = "from the reference machine"
     table.to_csv(ref / "targets" / "safari2017_table2.csv", index=False)
+    (ref / "runs" / "grid30").mkdir(parents=True)
+    (ref / "runs" / "grid30" / "harish.provenance.json").write_text(json.dumps({
+        **provenance(), "gpu": "NVIDIA H100 80GB HBM3", "commit": "feedbeef1234",
+        "date": "2026-11-23T14:38:00+00:00"}))
     return ref
 
 
@@ -229,7 +233,8 @@ def test_report_has_a_section_per_document_and_placeholders(tmp_path, results, m
     assert [d.short for d in DOCUMENTS] == ["safari2017", "senthilkumar", "singla", "an2017",
                                              "gerritsen2012"]
     # then the study's own solver beside them (issue 21), last
-    assert [i for i in ids if i != "limits"] == [d.short for d in DOCUMENTS] + ["graphrepro"]
+    assert [i for i in ids if i not in ("claims", "limits", "provenance", "launch-floor")] == [
+        d.short for d in DOCUMENTS] + ["graphrepro"]
     planned = [t for t in all_targets() if not t.ready]
     assert [t.name for t in planned] == ["gerritsen2012_next"]
     for t in planned:
@@ -244,17 +249,21 @@ def test_report_shows_the_table_verdicts_and_the_embedded_figure(tmp_path, resul
     out = tmp_path / "index.html"
     build_report(results, out, reference=tmp_path / "no-reference")
     html = out.read_text()
-    [table2] = html_tables(section(html, "safari2017_table2"))
+    # the section: its claims (from the ledger), then the table, with its own verdicts
+    claims, table2 = html_tables(section(html, "safari2017_table2"))
+    assert {r["verdict"] for r in claims} >= {"reproduced", "not reproduced"}
     harish = {r["criterion"]: r["verdict"] for r in table2 if r["method"] == HARISH}
     assert harish[LAUNCHES] == harish[TRIPS] == harish[ATOMICS] == "reproduced"
     assert harish[SPACE] == "not reproduced"
     assert re.search(r'<td class="verdict holds">reproduced</td>',
                      section(html, "safari2017_table2"))
     fig3 = section(html, "safari2017_fig3")
+    # claims, then the figure, then the table
+    assert fig3.index("<table class=\"claims\"") < fig3.index("<img") < fig3.index('class="data"')
     assert "data:image/png;base64," + base64.b64encode(PNG).decode() in fig3
     assert "Not built yet" not in fig3
     # Figure 3's Harish cells say why they are empty, and the page says it once, at the top.
-    [fig3_table] = html_tables(fig3)
+    fig3_table = html_tables(fig3)[-1]
     assert fig3_table[0]["Harish (ms)"] == "not run: no CUDA device"
     assert "GPU solvers did not run on this machine" in section(html, "limits")
     assert "a synthetic stand-in for the document's <b>Western</b>" in section(html, "limits")
@@ -268,12 +277,32 @@ def test_report_shows_a_labelled_reference_run_where_one_is_committed(tmp_path, 
     out = tmp_path / "index.html"
     build_report(results, out, reference=reference, config_path=config)
     html = out.read_text()
+    # Table 2 ran here (in the simulator): ours first, the reference run's behind a summary
     table2 = section(html, "safari2017_table2")
-    block = table2[table2.index('<div class="reference">'):]
-    assert "<b>Reference run</b>, not from this machine: NVIDIA H100 80GB HBM3" in block
-    assert "<code>feedbeef</code>" in block and "config/h100.yaml" in block
-    [ref_table] = html_tables(block)
+    block = table2[table2.index('<details class="reference">'):]
+    assert "The reference run's table (NVIDIA H100 80GB HBM3)" in block
+    # provenance from the reference runs' own records, not the run-wide summary
+    assert "1 run at commit <code>feedbeef1234</code> on NVIDIA H100 80GB HBM3" in block
+    assert "config <code>config/h100.yaml</code>" in block
+    ref_table = html_tables(block)[-1]
     assert {r["note"] for r in ref_table if r["method"] == HARISH} == {"from the reference machine"}
     # Figure 3 has no committed reference table, so no reference block there.
     assert "Reference run" not in section(html, "safari2017_fig3")
     assert f"<code>{config}</code>" in html and "seed: 1" in html
+
+
+def test_a_gpu_target_not_run_here_shows_the_reference_run_alone(tmp_path, results, reference,
+                                                                   not_run_runs, stats):
+    (reference / "targets" / "safari2017_table2.csv").unlink()
+    fig3 = compare_fig3(not_run_runs, stats, published("safari2017"))
+    fig3["Harish (ms)"] = "4.5"  # the reference machine's number
+    fig3.to_csv(reference / "targets" / "safari2017_fig3.csv", index=False)
+    out = tmp_path / "index.html"
+    build_report(results, out, reference=reference)
+    html = section(out.read_text(), "safari2017_fig3")
+    assert "This machine did not run it (no CUDA device)" in html
+    assert "<b>Reference run</b>, not from this machine" in html
+    # only the reference run's table: no "not run" table, and no image (the reference has none)
+    tables = html_tables(html)
+    assert [r["Harish (ms)"] for r in tables[-1]] == ["4.5"]
+    assert "not run: no CUDA device" not in html and "<img" not in html

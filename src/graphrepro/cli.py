@@ -199,16 +199,58 @@ def cmd_launch_floor(args) -> int:
 
 
 def cmd_targets(args) -> int:
+    from . import configs
     from .experiments import all_targets
 
+    config = configs.load(args.configfile)
+    mine = (config.get("targets") or {})
+    elsewhere = []
     for t in sorted(all_targets(), key=lambda t: not t.ready):
-        if t.ready or args.all:
+        if t.ready and t.name not in mine:
+            elsewhere.append(t)
+        elif t.ready or args.all:
             state = "" if t.ready else f"  (planned: issue {t.planned})"
             print(f"{t.name}\t{t.document} {t.item}: {t.description}{state}")
+    for t in elsewhere:  # no rule on this config: say which config has one
+        where = configs.configs_with(t.name)
+        print(f"{t.name}\t{t.document} {t.item}: not in this config; "
+              + (f"run with --configfile {' '.join(where)}" if where else "in no config file"))
     if not args.all:
         print("(--all also lists the tables and figures whose reproduction is still planned)",
               file=sys.stderr)
     return 0
+
+
+def cmd_rerun(args) -> int:
+    """Re-measure one target: its run and benchmark files are made again, then its table."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from . import configs
+    from .experiments import get_target
+
+    config = configs.load(args.configfile)
+    if not get_target(args.target).ready:
+        raise InputError(f"target {args.target} is planned, not built yet")
+    if args.target not in (config.get("targets") or {}):
+        where = configs.configs_with(args.target)
+        raise InputError(f"target {args.target} is not in this config"
+                         + (f"; add --configfile {' '.join(where)}" if where else ""))
+    files = configs.measured_files(args.target, config)
+    snakemake = shutil.which("snakemake")
+    cmd = ([snakemake] if snakemake else [sys.executable, "-m", "snakemake"]) + [
+        "--cores", str(args.cores)]
+    if args.configfile:
+        cmd += ["--configfile", *args.configfile]
+    if args.dry_run:
+        cmd += ["--dry-run"]
+    # --force remakes exactly the named files' jobs (the measurements), not their graphs or
+    # sources; the target's table and figure follow because their inputs are newer.
+    cmd += ["--force", *files, args.target] if files else ["--forcerun", "compare_target", "--",
+                                                             args.target]
+    print("+ " + shlex.join(cmd), file=sys.stderr)
+    return subprocess.call(cmd)
 
 
 def cmd_generate(args) -> int:
@@ -511,12 +553,12 @@ def cmd_compare(args) -> int:
                                figure=Path(args.figure) if args.figure else None,
                                benchmark_paths=args.benchmarks,
                                claims=Path(args.claims) if args.claims else None)
-    if get_target(args.target).prints:  # a benchmark: show the numbers where snakemake runs
+    if get_target(args.target).prints:  # a benchmark: its numbers in its log, not mid-run
         import pandas as pd
 
         with pd.option_context("display.width", 200, "display.max_columns", None,
                                "display.float_format", "{:.4g}".format):
-            print(f"{args.target}:\n{table.fillna('').to_string(index=False)}")
+            print(f"{args.target}:\n{table.fillna('').to_string(index=False)}", file=sys.stderr)
     return 0
 
 
@@ -565,7 +607,8 @@ def cmd_retabulate(args) -> int:
         build_target_table(name, runs, [root / "sources" / f"{g}.json"
                                         for g in graphs + [g for g in also if g not in graphs]],
                            root / "targets" / f"{name}.csv",
-                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks)
+                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks,
+                           figure_only=args.figures_only)
         print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
     from .claims import collect
 
@@ -604,9 +647,14 @@ def cmd_claims(args) -> int:
 def cmd_report(args) -> int:
     from .report.build import build_report
 
+    ref_config = (_merged_config(args.reference_config)
+                  if args.reference_config and all(Path(p).is_file() for p in args.reference_config)
+                  else None)
     build_report(Path(args.results), Path(args.output), reference=Path(args.reference),
                  config_path=Path(args.config) if args.config else None,
-                 claims=Path(args.claims) if args.claims else None)
+                 claims=Path(args.claims) if args.claims else None,
+                 reference_claims=Path(args.reference_claims) if args.reference_claims else None,
+                 reference_config=ref_config)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -811,7 +859,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("targets", help="list the snakemake targets, one per published table or figure")
     sp.add_argument("--all", action="store_true", help="include the ones still planned")
+    sp.add_argument("--configfile", nargs="*", default=[],
+                    help="config files over the default, as given to snakemake (targets not in "
+                         "the result are listed last, with the config that has them)")
     sp.set_defaults(func=cmd_targets)
+
+    sp = sub.add_parser("rerun", help="re-measure one target: rerun its solver runs or benchmarks "
+                                      "(not its graphs), then rebuild its table and figure")
+    sp.add_argument("target")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--cores", default="all")
+    sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
+    sp.set_defaults(func=cmd_rerun)
 
     sp = sub.add_parser("generate", help="write a deterministic synthetic graph as DIMACS .gr")
     sp.add_argument("kind", choices=["road_grid", "random", *FAMILY_KINDS],
@@ -958,6 +1017,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--config", help="the config the results came from (shown in the report)")
     sp.add_argument("--output", default="reports/index.html")
     sp.add_argument("--claims", help="this run's claims ledger (written by `claims --output`)")
+    sp.add_argument("--reference-claims", default="reports/reference/claims.csv",
+                    help="the reference run's claims ledger CSV, used where it exists")
+    sp.add_argument("--reference-config", nargs="*",
+                    default=["config/config.yaml", "config/h100.yaml"],
+                    help="the config files the reference run used, merged in order (to credit "
+                         "each reference table with its own runs' provenance)")
     sp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("claims", help="the claims ledger: every published claim, ours with its "
@@ -975,6 +1040,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--configfile", nargs="+", required=True,
                     help="the config files the runs came from, merged in order")
     sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
+    sp.add_argument("--figures-only", action="store_true",
+                    help="redraw the figures only; leave the target tables as they are")
     sp.set_defaults(func=cmd_retabulate)
 
     sp = sub.add_parser("io-sssp", help="gerritsen2012 ch. 4: three-phase I/O-efficient SSSP on a "

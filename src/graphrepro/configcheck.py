@@ -31,6 +31,13 @@ def _shown(value) -> str:
 def _message(error) -> str:
     """One line for a jsonschema error: where, the value, what was expected."""
     where = _where(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        unknown = sorted(k for k in error.instance if k not in known)
+        if known and unknown:  # name the mistyped key and what it could have been
+            at = f"under {where!r}" if error.absolute_path else "at the top level"
+            return (f"unknown key {', '.join(map(repr, unknown))} {at}; known keys there: "
+                    f"{', '.join(known)}")
     if error.validator == "propertyNames":  # the offending key is inside the error's context
         for sub in error.context or []:
             if sub.validator == "pattern":

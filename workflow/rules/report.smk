@@ -16,18 +16,29 @@ rule claims:
         "{params.py:q} -m graphrepro claims --results {params.results:q} --output {output:q} > {log:q} 2>&1"
 
 
+# The committed reference run's ledger, and its config (reports/reference/README.md), to credit
+# each reference table with its own runs' provenance.
+REFERENCE_CLAIMS = os.path.join(REFERENCE, "claims.csv")
+REFERENCE_CONFIG = [os.path.join(workflow.basedir, "config", f) for f in ("config.yaml", "h100.yaml")]
+
+
 rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],
         figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
         claims=CLAIMS,
+        reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
     output:
-        config["report"],
+        html=config["report"],
+        # counts by verdict for the closing lines of the run (Snakefile: onsuccess)
+        summary=os.path.splitext(config["report"])[0] + ".summary.json",
     params:
         py=PY,
         results=lambda w: RES,  # a folder of many inputs, not one file
         reference=REFERENCE,
         config=lambda w: CONFIGFILE,  # a function: braces in the path are not wildcards
+        reference_claims=REFERENCE_CLAIMS,
+        reference_config=REFERENCE_CONFIG,
     log:
         f"{RES}/logs/report.log",
     conda:
@@ -35,4 +46,5 @@ rule report:
     shell:
         "{params.py:q} -m graphrepro report --results {params.results:q} "
         "--reference {params.reference:q} --config {params.config:q} --claims {input.claims:q} "
-        "--output {output:q} 2> {log:q}"
+        "--reference-claims {params.reference_claims:q} "
+        "--reference-config {params.reference_config:q} --output {output.html:q} 2> {log:q}"

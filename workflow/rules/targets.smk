@@ -1,3 +1,10 @@
+def figure_caption(w):
+    """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
+    from graphrepro.report.figstyle import caption
+
+    return caption(get_target(w.target), [])
+
+
 rule compare_target:
     input:
         runs=lambda w: target_runs(w.target),
@@ -11,6 +18,7 @@ rule compare_target:
         claims=f"{RES}/targets/{{target}}.claims.csv",
     params:
         py=PY,
+        caption=figure_caption,
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:

@@ -192,10 +192,24 @@ def _positive(value: str) -> bool:
         return True
 
 
-def version_figure(*versions: str | None):
-    """Average, minimum and maximum per-block ms of the table's versions and the baselines."""
+def _thesis_ms(published, item: str | None, column: str) -> dict | None:
+    """The thesis's Maximum / Minimum / Average ms of one column of a Table 3.x."""
+    if published is None or item is None:
+        return None
+    rows = published[(published["item"] == item) & (published["column"] == column)]
+    out = {r["row"]: float(r["value"]) for _, r in rows.iterrows()
+           if r["row"] in ("Maximum", "Minimum", "Average")}
+    return out if len(out) == 3 else None
 
-    def figure(runs, ax, benchmarks=None) -> None:
+
+def version_figure(*versions: str | None, item: str | None = None):
+    """Average, minimum and maximum per-block ms of the table's versions and the baselines."""
+    cpu, gpu_version = (versions + (None, None))[:2]
+
+    def figure(runs, ax, benchmarks=None, published=None) -> None:
+        """Per-block time of the first phase, ours: the average over blocks, bars from the
+        fastest to the slowest block; the thesis's average (diamond) and range (line) beside
+        the versions its table compares"""
         names = [v for v in dict.fromkeys(["cpu_baseline", "gpu_baseline", *versions]) if v]
         labels, avg, lo, hi = [], [], [], []
         for v in names:
@@ -209,10 +223,22 @@ def version_figure(*versions: str | None):
         if not labels:
             _no_data(ax, "no version ran here (GPU versions: " + NOT_RUN_NO_GPU + ")")
             return
-        ax.bar(labels, avg, yerr=[lo, hi], capsize=4, color="#4c72b0")
-        ax.set_ylabel("ms per block (average; bars: min..max)")
-        ax.set_title("Per-block time of the first phase, ours", fontsize=9)
+        ax.bar(labels, avg, yerr=[lo, hi], capsize=4, color="C0", width=0.55,
+               label="ours (average; bars: min..max over blocks)")
+        shown = False
+        for version, column in ((cpu, "CPU"), (gpu_version, "GPU")):
+            thesis = _thesis_ms(published, item, column)
+            if thesis is None or version not in labels:
+                continue
+            x = labels.index(version) + 0.36
+            ax.vlines(x, thesis["Minimum"], thesis["Maximum"], color="black", lw=1.2)
+            ax.scatter([x], [thesis["Average"]], marker="D", color="black", zorder=5,
+                       label=None if shown else "thesis, GeForce GT 330M (average; line: range)")
+            shown = True
+        ax.set_ylabel("ms per block")
+        ax.set_title(f"{item or 'First phase'}: per-block time of the first phase", fontsize=9)
         ax.tick_params(axis="x", rotation=20, labelsize=8)
+        ax.legend()
 
     return figure
 
@@ -508,7 +534,7 @@ for _name, _item, _cpu, _gpu, _claim, _desc, _why in VERSION_TABLES:
                   compare=version_table(_item, _cpu, _gpu, _claim, explain=_why,
                                         previous=PREVIOUS.get(_item),
                                         claim_ids=ROW_CLAIMS[_item]),
-                  figure=version_figure(_cpu, _gpu), evidence=EVIDENCE[_item],
+                  figure=version_figure(_cpu, _gpu, item=_item), evidence=EVIDENCE[_item],
                   benchmarks=tuple(bench(v) for v in _variants)))
 
 ALL_VERSIONS = ("cpu_baseline", "gpu_baseline", "cpu_tournament", "cpu_mark", "gpu_mark",

@@ -1003,9 +1003,30 @@ def _no_data(ax, why):
     ax.figure.set_size_inches(5, 0.6)
 
 
+def _thesis_per_2_20(published, item: str) -> dict[str, list[tuple[int, float]]]:
+    """The thesis's seconds per 2^20 vertices by I/O-block side m, per column of Table 5.1/5.4."""
+    import re
+
+    out: dict[str, list[tuple[int, float]]] = {}
+    if published is None:
+        return out
+    rows = published[(published["item"] == item) & published["unit"].isin(["s", "min"])]
+    for _, r in rows.iterrows():
+        m = re.match(r"(?:M=)?(\d+)(?:\^2|x\d+)$", str(r["row"]).strip())
+        try:
+            value = float(r["value"]) * (60.0 if r["unit"] == "min" else 1.0)
+        except ValueError:  # "xx": the thesis gives no value
+            continue
+        if m:
+            out.setdefault(str(r["column"]), []).append((int(m.group(1)), value))
+    return out
+
+
 def figure_per_2_20(table):
     """Seconds per 2^20 vertices by block side, one line per implementation (Tables 5.1, 5.4)."""
-    def draw(runs, ax, benchmarks=None):
+    def draw(runs, ax, benchmarks=None, published=None):
+        """Phase 1's seconds per 2^20 vertices against the I/O-block side m, one line per
+        implementation, ours (circles) and the thesis's (black diamonds, dashed)"""
         b = _bench(benchmarks, table)
         ok = b[b["status"] == "ok"] if len(b) else b
         if ok.empty:
@@ -1017,6 +1038,12 @@ def figure_per_2_20(table):
             grp = grp.sort_values("block")
             ax.plot(grp["block"].astype(int), grp["seconds_per_2_20"].astype(float), marker="o",
                     label=label)
+        item = "Table " + table.removeprefix("table").replace("_", ".")
+        for i, (column, points) in enumerate(sorted(_thesis_per_2_20(published, item).items())):
+            points.sort()
+            ax.plot([m for m, _ in points], [v for _, v in points], marker="D", color="black",
+                    linestyle=("--", ":", "-.", (0, (5, 1)))[i % 4], markersize=4, lw=0.9,
+                    label=f"thesis: {column}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("I/O-block side m (M = m^2)")

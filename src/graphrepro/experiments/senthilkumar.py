@@ -128,7 +128,15 @@ def _row_claims(stats, graph, graphs, paper, published) -> str:
     return ROW_CLAIMS[paper] if graph == judged else ""
 
 
-def figure_table(runs: pd.DataFrame, ax) -> None:
+def _paper_key(name: str) -> str:
+    return str(name).lower().replace("-", "_")
+
+
+def figure_table(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
+    """Left: time per source of workfront, near-far, the hybrid and sequential Dijkstra per graph
+    (bars: median over sources, error bars: interquartile range). Right: near-far's speed
+    relative to workfront's (workfront time / near-far time per source; bars: mean, error bars:
+    95% bootstrap interval), the paper's ratios as black diamonds where its graph is ours"""
     import seaborn as sns
 
     src = per_source(runs)
@@ -136,12 +144,36 @@ def figure_table(runs: pd.DataFrame, ax) -> None:
         _no_data(ax, run_status(runs, "workfront") or "no solver ran")
         return
     order = list(pd.unique(runs["graph"]))
+    fig = ax.figure
+    ax.remove()
+    fig.set_size_inches(12, 4.5)
+    left, right = fig.subplots(1, 2, width_ratios=[3, 2])
     sns.barplot(data=src, x="graph", y="solve_ms", hue="variant", order=order,
                 hue_order=[v for v in TABLE_RUNS if v in set(src["variant"])],
-                estimator="median", errorbar=("pi", 50), ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("solve time per source, ms (median, IQR bars)")
-    ax.set_title("senthilkumar results table: workfront, near-far, hybrid and sequential Dijkstra")
+                estimator="median", errorbar=("pi", 50), ax=left)
+    left.set_yscale("log")
+    left.set_ylabel("solve time per source, ms")
+    left.set_title("workfront, near-far, hybrid and sequential Dijkstra", fontsize=9)
+    wide = src.pivot_table(index=["graph", "source"], columns="variant", values="solve_ms")
+    if {"workfront", "nearfar"} <= set(wide.columns):
+        ratio = (wide["workfront"] / wide["nearfar"]).rename("ratio").reset_index()
+        sns.barplot(data=ratio, x="graph", y="ratio", order=order, color="C2",
+                    errorbar=("ci", 95), capsize=0.15, ax=right, label="ours")
+        if published is not None:
+            pub = published[(published["item"] == "Results table")
+                            & (published["column"] == "nearfar_over_workfront")]
+            paper = {_paper_key(r["row"]): float(r["value"]) for _, r in pub.iterrows()}
+            xs = [(i, paper[_paper_key(g)]) for i, g in enumerate(order) if _paper_key(g) in paper]
+            if xs:
+                right.scatter([x for x, _ in xs], [y for _, y in xs], marker="D", color="black",
+                              zorder=5, label="paper")
+        right.axhline(1.0, color="0.4", lw=0.8, ls="--")
+        right.set_ylabel("workfront time / near-far time (x)")
+        right.set_title("near-far over workfront (> 1: near-far faster)", fontsize=9)
+        right.legend()
+    for a in (left, right):
+        a.tick_params(axis="x", rotation=20, labelsize=8)
+    fig.suptitle("senthilkumar results table", fontsize=10)
 
 
 # --- The Delta sweep --------------------------------------------------------------------------
@@ -188,7 +220,11 @@ def compare_delta(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> p
     return table
 
 
-def figure_delta(runs: pd.DataFrame, ax) -> None:
+def figure_delta(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
+    """Near-far's time against Delta relative to its fastest Delta, ours (median over sources,
+    error bars: interquartile range, relative to the same fastest median) beside the paper's
+    msdoor times (678-867 ms on its GPU) scaled the same way: the shape is comparable across
+    hardware, the absolute times are not"""
     times = summarise_times(runs)
     times = times[times["variant"].str.startswith("nearfar@")]
     if times.empty:
@@ -197,12 +233,22 @@ def figure_delta(runs: pd.DataFrame, ax) -> None:
     times = times.assign(Delta=[_delta_of(v) for v in times["variant"]])
     for graph, mine in times.groupby("graph", sort=False):
         mine = mine.sort_values("Delta")
-        ax.plot(mine["Delta"], mine["mean_ms"], marker="o", label=f"ours: {graph}")
+        best = mine["median_ms"].min()
+        ax.errorbar(mine["Delta"], mine["median_ms"] / best,
+                    yerr=[(mine["median_ms"] - mine["q25_ms"]) / best,
+                          (mine["q75_ms"] - mine["median_ms"]) / best],
+                    marker="o", capsize=3, label=f"ours: {graph}")
+    if published is not None:
+        pub = published[published["item"] == "Delta sweep"]
+        if len(pub):
+            delta, ms = pub["column"].astype(float), pub["value"].astype(float)
+            ax.plot(delta, ms / ms.min(), marker="D", color="black", linestyle="--",
+                    label="paper: msdoor")
     ax.set_xscale("log")
     ax.set_xlabel("Delta")
-    ax.set_ylabel("mean solve time over sources, ms")
+    ax.set_ylabel("time / fastest Delta's time")
     ax.legend(fontsize=7)
-    ax.set_title("senthilkumar Delta sweep (near-far pile; paper: msdoor 678-867 ms)")
+    ax.set_title("senthilkumar Delta sweep (near-far pile): time relative to the fastest Delta")
 
 
 # --- The hybrid's switch threshold ------------------------------------------------------------

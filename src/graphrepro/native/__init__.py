@@ -41,6 +41,23 @@ class NativeBuildError(GraphreproError):
     """The native baselines cannot be built here (no compiler, no Boost, a compile error)."""
 
 
+class NoCompilerError(NativeBuildError):
+    """No C++ compiler on this machine: the native baselines' runs say so, the rest goes on."""
+
+
+NOT_BUILT_NO_CXX = "not built: no C++ compiler"
+
+
+def available() -> bool:
+    """Whether the native programs are built here, or can be (False only for want of a compiler;
+    any other build failure still raises)."""
+    try:
+        build(log=lambda _: None)
+    except NoCompilerError:
+        return False
+    return True
+
+
 def native_dir() -> Path:
     return Path(os.environ.get("GRAPHREPRO_NATIVE_DIR", "build/native"))
 
@@ -60,7 +77,7 @@ def source_digest(program: str) -> str:
 def find_compiler() -> str:
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if not cxx or not shutil.which(shlex.split(cxx)[0]):
-        raise NativeBuildError(
+        raise NoCompilerError(
             "no C++ compiler found for the native baselines (bgl_dijkstra, cpp_dijkstra, "
             "bgl_kruskal, bgl_prim): install g++ (Debian/Ubuntu: apt-get install g++; "
             "Fedora: dnf install gcc-c++; conda: conda install -c conda-forge gxx) or set CXX")

@@ -1,9 +1,10 @@
-"""``reports/index.html``: each document's tables and figures, published values beside ours.
+"""``reports/index.html``: the claims ledger first, then each target's claims, figure and table.
 
-The page is self-contained (figures are embedded) so it can be mailed or archived as one file.
-GPU results that could not run on this machine are shown as "not run", and where a reference run
-from a GPU machine is committed under ``reports/reference/`` it is shown beside them, labelled
-with the machine, versions, commit and date it came from.
+The page is self-contained (figures and CSVs are embedded) so it can be mailed or archived as one
+file. It opens with the verdict counts per document for the best available run of each target:
+this machine's, or, for GPU targets this machine could not run, the committed reference run
+(``reports/reference/``), whose tables are then shown alone, labelled with the commit, config,
+date and device of the runs that made them.
 """
 
 from __future__ import annotations
@@ -11,53 +12,26 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import json
-import re
 from pathlib import Path
 
 import jinja2
 import pandas as pd
 
+from .. import gpu
 from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
-
-# The rule's five verdicts (graphrepro.claims.rule), styled with the page's existing classes.
-VERDICT_CLASSES = {"reproduced": "holds", "direction only": "pending", "not reproduced": "differs",
-                   "inconclusive": "pending", "not testable here": "na",
-                   "holds": "holds", "differs": "differs", "not run": "notrun",
-                   "pending": "pending", "not implemented in this study": "na"}
-
-
-_DECIMAL = re.compile(r"-?\d+\.\d+(e[-+]?\d+)?|-?\d+e[-+]?\d+")  # integers stay as written
-
-
-def _html_table(df: pd.DataFrame) -> str:
-    def fmt(v):
-        if isinstance(v, str) and _DECIMAL.fullmatch(v):
-            v = float(v)  # tables are read back as text: a measured 0.0750264998 shows as 0.07503
-        if isinstance(v, float):
-            return "" if pd.isna(v) else f"{v:,.4g}"
-        return "" if v is None else str(v)
-
-    head = "".join(f"<th>{jinja2.utils.markupsafe.escape(c)}</th>" for c in df.columns)
-    body = []
-    for _, row in df.iterrows():
-        cells = []
-        for c in df.columns:
-            text = fmt(row[c])
-            cls = ""
-            if c == "verdict":
-                key = text.split(":")[0].split(" (")[0].strip()
-                cls = f' class="verdict {VERDICT_CLASSES.get(key, "pending")}"' if key else ""
-            elif text.startswith("not run"):
-                cls = ' class="notrun"'
-            cells.append(f"<td{cls}>{jinja2.utils.markupsafe.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+from .ledger import REFERENCE, VERDICTS, best_ledger, empty_ledger, load_ledger, verdict_counts
+from .present import csv_href, explanations, html_table
+from .provenance import benchmark_devices, table_provenance
+from .summary import write_summary
+from .tables import figure_caption, figure_is_empty
 
 
 def _embed_png(path: Path) -> str | None:
     if not path.is_file():
+        return None
+    if figure_is_empty(path):  # drawn with nothing to show: no placeholder image on the page
         return None
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
@@ -93,8 +67,8 @@ def _launch_floor(results: Path, reference: Path) -> dict | None:
         native = measured[(measured["path"] == "native") & (measured["measure"] == "harish_round")]
         device = str(measured["device"].iloc[0]) if "device" in measured else ""
         return {"where": where, "device": device,
-                "table": _html_table(measured[["measure", "path", "note", "value", "unit"]]
-                                     .astype(str)),
+                "table": html_table(measured[["measure", "path", "note", "value", "unit"]]
+                                    .astype(str), "t-launch-floor"),
                 "native_round_us": float(native["value"].iloc[0]) if len(native) else None}
     return None
 
@@ -103,75 +77,135 @@ def _beside_floor(df: pd.DataFrame, floor: dict | None) -> pd.DataFrame:
     """Each per-round column (us/iteration, us/round) followed by the native round's floor."""
     if not floor or floor["native_round_us"] is None:
         return df
+    df = df.copy()
     for col in [c for c in df.columns if c.endswith(("us/iteration", "us/round"))]:
         df.insert(df.columns.get_loc(col) + 1, f"{col}: native floor",
                   f"{floor['native_round_us']:.1f}")
     return df
 
 
-def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
-                 claims: Path | None = None):
-    """``claims``: this run's ledger (``reports/claims.csv``); the reference run's is
-    ``reference/claims.csv``."""
+def _read(path: Path) -> pd.DataFrame | None:
     from ..harness.files import check_csv
 
+    if not path.is_file():
+        return None
+    check_csv(path)  # a table cut short is named, not shown with gaps
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _not_run_here(df: pd.DataFrame | None) -> bool:
+    return df is not None and bool(df.apply(lambda c: c.str.contains(NOT_RUN_NO_GPU, regex=False))
+                                   .to_numpy().any())
+
+
+def _uses_gpu(t) -> bool:
+    from ..solvers import load_all, resolve
+
+    load_all()
+    return any(resolve(r)[0].device == "gpu" for r in t.solvers)
+
+
+def _shown(t, root: Path, df: pd.DataFrame, run: str, floor: dict | None = None) -> dict:
+    """What a section shows of one run's table: summary, figure, table, CSV, label notes."""
+    shown = _beside_floor(df, floor)
+    return {"run": run, "summary": _summary(t, df, root / "targets" / f"{t.name}.claims.csv"),
+            "figure": _embed_png(root / "figures" / f"{t.name}.png"),
+            "caption": figure_caption(root / "figures" / f"{t.name}.png"),
+            "table": html_table(shown, f"t-{t.name}-{'ref' if run == REFERENCE else 'here'}"),
+            "csv": csv_href(df), "csv_name": f"{t.name}{'-reference' if run == REFERENCE else ''}.csv",
+            "explain": explanations(df)}
+
+
+def _claim_rows(ledger: pd.DataFrame) -> list[dict]:
+    out = []
+    for r in ledger.to_dict("records"):
+        ours = r["ours"]
+        if r.get("ours_low") and r.get("ours_high"):
+            ours = f"{ours} [{r['ours_low']}, {r['ours_high']}]"
+        out.append({**r, "ours_shown": ours})
+    return out
+
+
+def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
+                 claims: Path | None = None, reference_claims: Path | None = None,
+                 reference_config: dict | None = None):
+    """The page. ``claims``/``reference_claims``: the runs' ledger CSVs where they exist (else
+    the interim rows from the target tables); ``reference_config``: the merged config the
+    reference run used, to credit each reference table with its own runs' provenance."""
     ref_prov = _reference(reference)
     floor = _launch_floor(results, reference)
-    ledger = pd.read_csv(claims, dtype=str, keep_default_na=False) if claims and claims.is_file() \
-        else None
+    targets = [t for t in all_targets() if t.ready]
+    # a report over the reference run itself (results == reference): everything is the reference's
+    alone = ref_prov is not None and results.resolve() == reference.resolve()
+    local_tables = {t.name: None if alone else _read(results / "targets" / f"{t.name}.csv")
+                    for t in targets}
+    ref_tables = {t.name: (_read(reference / "targets" / f"{t.name}.csv") if ref_prov else None)
+                  for t in targets}
+    # GPU targets this machine did not run, and targets only the reference run measured
+    no_gpu = not gpu.cuda_available()
+    use_ref = {t.name for t in targets if ref_tables[t.name] is not None
+               and (local_tables[t.name] is None or _not_run_here(local_tables[t.name])
+                    or (no_gpu and _uses_gpu(t)))}
+    local_ledger, ledger_source = (load_ledger(claims, results) if not alone
+                                   else (empty_ledger(), "none"))
+    ref_ledger, ref_source = (load_ledger(reference_claims, reference) if ref_prov
+                              else (None, None))
+    ledger = best_ledger(local_ledger, ref_ledger, use_ref)
+    # the report's order: documents as listed, targets as registered, claims as the ledger has them
+    order = {t.name: i for i, t in enumerate(all_targets())}
+    docs = {d.short: i for i, d in enumerate((*DOCUMENTS, BEYOND))}
+    ledger = ledger.assign(_d=ledger["document"].map(docs).fillna(len(docs)),
+                           _t=ledger["target"].map(order).fillna(len(order))).sort_values(
+        ["_d", "_t"], kind="stable").drop(columns=["_d", "_t"]).reset_index(drop=True)
+    ref_settings = (reference_config or {}).get("targets", {})
+
     sections = []
-    verdicts: dict[str, int] = {}
-    not_run_here = False
-    for doc in (*DOCUMENTS, BEYOND):
+    for doc in (*DOCUMENTS, BEYOND):  # then today's best, beside the documents (issue 21)
         items = []
-        mine = [t for t in all_targets() if t.document == doc.short]
-        for t in sorted(mine, key=lambda t: not t.ready):  # measured tables first, plans after
-            item = {"target": t, "table": None, "figure": None, "reference_table": None,
-                    "reference_figure": None, "published": None, "summary": None,
-                    "reference_summary": None}
-            table_path = results / "targets" / f"{t.name}.csv"
-            if t.ready and table_path.is_file():
-                check_csv(table_path)  # a table cut short is named, not shown with gaps
-                df = pd.read_csv(table_path, dtype=str, keep_default_na=False)
-                item["table"] = _html_table(_beside_floor(df.copy(), floor))
-                item["summary"] = _summary(t, df, results / "targets" / f"{t.name}.claims.csv")
-                item["figure"] = _embed_png(results / "figures" / f"{t.name}.png")
-                if ledger is None:
-                    for v in df.get("verdict", []):
-                        key = v.split(":")[0].split(" (")[0].strip()
-                        if key:  # rows that only report a measurement carry no verdict
-                            verdicts[key] = verdicts.get(key, 0) + 1
-                if df.apply(lambda col: col.str.startswith(NOT_RUN_NO_GPU)).any().any():
-                    not_run_here = True
-                ref_table = reference / "targets" / f"{t.name}.csv"
-                if ref_prov and ref_table.is_file():
-                    ref_df = pd.read_csv(ref_table, dtype=str, keep_default_na=False)
-                    item["reference_table"] = _html_table(_beside_floor(ref_df.copy(), floor))
-                    item["reference_summary"] = _summary(
-                        t, ref_df, reference / "targets" / f"{t.name}.claims.csv")
-                    item["reference_figure"] = _embed_png(reference / "figures" / f"{t.name}.png")
-            pub = published(doc.short)
-            pub = pub[pub["item"] == t.item]
-            if len(pub) and item["table"] is None:
-                item["published"] = _html_table(pub[["where", "row", "column", "value", "unit", "note"]])
+        for t in [t for t in all_targets() if t.document == doc.short]:
+            item = {"target": t, "shown": None, "other": None, "published": None,
+                    "not_run_line": False, "provenance": None, "devices": None,
+                    "claims": _claim_rows(ledger[ledger["target"] == t.name])}
+            local, ref = local_tables.get(t.name), ref_tables.get(t.name)
+            if t.name in use_ref:
+                item["shown"] = _shown(t, reference, ref, REFERENCE, floor)
+                item["not_run_line"] = local is not None
+            elif local is not None:
+                item["shown"] = _shown(t, results, local, "this machine", floor)
+                if ref is not None:
+                    item["other"] = _shown(t, reference, ref, REFERENCE, floor)
+            if (item["shown"] or {}).get("run") == REFERENCE or item["other"]:
+                item["provenance"] = table_provenance(reference, t, ref_settings.get(t.name))
+                if not item["provenance"]:
+                    item["devices"] = benchmark_devices(reference, t)
+            if item["shown"] is None:
+                pub = published(doc.short)
+                pub = pub[pub["item"] == t.item]
+                if len(pub):
+                    item["published"] = html_table(
+                        pub[["where", "row", "column", "value", "unit", "note"]], f"p-{t.name}")
             items.append(item)
         sections.append({"doc": doc, "entries": items})
-    if ledger is not None:  # one count per claim, not per table row
-        verdicts = ledger["verdict"].value_counts().to_dict()
 
+    counts = verdict_counts(ledger, [d.short for d in DOCUMENTS])
     env = jinja2.Environment(loader=jinja2.PackageLoader("graphrepro.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     html = env.get_template("index.html.j2").render(
         generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        sections=sections, verdicts=verdicts, not_run_here=not_run_here,
+        sections=sections, launch_floor=floor, verdicts=VERDICTS, counts=counts, claims=_claim_rows(ledger),
+        claims_csv=csv_href(ledger), ledger_source=ledger_source, ref_ledger_source=ref_source,
+        reference_targets=sorted(use_ref), not_run_here=bool(use_ref) or any(
+            _not_run_here(df) for df in local_tables.values()),
         provenances=_provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
-        stand_ins=_stand_ins(results), terrains=_terrains(results), launch_floor=floor)
+        stand_ins=_stand_ins(results), terrains=_terrains(results))
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
     tmp.replace(output)
+    write_summary(output, ledger, ledger_source, use_ref)
+    return ledger
 
 
 def _summary(target, table: pd.DataFrame, claims: Path | None = None) -> str | None:

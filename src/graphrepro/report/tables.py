@@ -58,9 +58,11 @@ def _benchmark(path) -> pd.DataFrame:
 
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
-                       benchmark_paths=(), claims: Path | None = None):
+                       benchmark_paths=(), claims: Path | None = None,
+                       figure_only: bool = False):
     """The target's table (its verdicts from the ledger) and figure, and its ledger rows
-    (``claims``, default ``targets/<name>.claims.csv`` beside the table)."""
+    (``claims``, default ``targets/<name>.claims.csv`` beside the table). ``figure_only``:
+    the table as it is (e.g. a committed reference run's); only redraw the figure."""
     from ..claims import claims_path, fill_verdicts, judge_target
 
     target = get_target(name)
@@ -76,8 +78,12 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
     extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
              if target.benchmarks else {})
     stats = load_stats(source_paths)
-    rows = judge_target(target, runs, stats, **extra)
+    # compare first even when only redrawing: some figures read what it adds to the runs
     table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)
+    if figure_only:
+        draw_figure(target, runs, figure, **extra)
+        return None
+    rows = judge_target(target, runs, stats, **extra)
     table = fill_verdicts(table, rows)
     _write_csv(rows, claims or claims_path(output))
     _write_csv(table, output)
@@ -94,19 +100,56 @@ def _write_csv(table: pd.DataFrame, output: Path) -> None:
 
 
 def draw_figure(target, runs: pd.DataFrame, path: Path, **extra) -> None:
+    """The target's figure in the report's one style (report/figstyle.py), its caption inside
+    the PNG; a figure with nothing to show is marked so the report leaves it out."""
+    import inspect
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    from . import figstyle
+
+    figstyle.apply_theme()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     if target.figure is not None:
+        if "published" in inspect.signature(target.figure).parameters:
+            extra = {**extra, "published": published(target.document)}
         target.figure(runs, ax, **extra)
+        drawn, notes = figstyle.finish(fig)
     else:
-        ax.text(0.5, 0.5, f"{target.item}: no figure", ha="center", va="center")
-    fig.tight_layout()
+        drawn, notes = False, []
+    if not drawn:
+        fig.clf()
+        fig.set_size_inches(2, 0.4)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".part.png")
-    fig.savefig(tmp)
+    text = figstyle.caption(target, notes) if drawn else figstyle.NO_FIGURE
+    fig.savefig(tmp, bbox_inches="tight", metadata={"Description": text})
     plt.close(fig)
     tmp.replace(path)
+
+
+def _png_text(path: Path) -> str | None:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            return im.text.get("Description")
+    except OSError:  # not a PNG we can read (a test's stand-in bytes): shown as it is
+        return None
+
+
+def figure_caption(path: Path) -> str | None:
+    """The caption a figure carries (None: none, or a figure with nothing to show)."""
+    from .figstyle import NO_FIGURE
+
+    text = _png_text(path)
+    return None if text in (None, NO_FIGURE) else text
+
+
+def figure_is_empty(path: Path) -> bool:
+    from .figstyle import NO_FIGURE
+
+    return _png_text(path) == NO_FIGURE

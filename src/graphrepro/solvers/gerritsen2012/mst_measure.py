@@ -25,9 +25,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ... import gpu, mst
+from ... import gpu, mst, native
 from ...errors import InputError, VerificationError
 from ...harness.measure import NOT_RUN_NO_GPU
+from ...native import NOT_BUILT_NO_CXX
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
 from ...terrain.dem import grid_edges
 from ..base import parse_run_id
@@ -121,6 +122,8 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
 
     if device == "gpu" and not gpu.cuda_available():
         return not_run(NOT_RUN_NO_GPU)
+    if per_block == "bgl" and not native.available():
+        return not_run(NOT_BUILT_NO_CXX)
     try:
         block_mst, mst_params = _resolve(per_block, PER_BLOCK_MST)
         reducer, red_params = _resolve(reduce, REDUCE)
@@ -225,6 +228,9 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
     if device == "gpu" and not gpu.cuda_available():
         log(f"{per_block}+{reduce}: {NOT_RUN_NO_GPU}")
         return pd.DataFrame([{**base, "status": NOT_RUN_NO_GPU, "device_name": "none"}])
+    if per_block == "bgl" and not native.available():
+        log(f"{per_block}+{reduce}: {NOT_BUILT_NO_CXX}")
+        return pd.DataFrame([{**base, "status": NOT_BUILT_NO_CXX, "device_name": "none"}])
     try:
         _, mst_params = _resolve(per_block, PER_BLOCK_MST)
         _, red_params = _resolve(reduce, REDUCE)

@@ -1,0 +1,68 @@
+"""The workflow's configs as the commands see them: which targets a config has rules for, which
+config has the others, and the files a target measures (to re-measure it).
+
+Configs merge as snakemake merges them: the embedded default (``config/config.yaml``) first, then
+each ``--configfile`` key by key, later ones winning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+DEFAULT = Path("config/config.yaml")
+
+
+def root() -> Path:
+    """The checkout whose configs apply: the working directory (where snakemake runs), else the
+    checkout this package is installed from (an editable install)."""
+    for candidate in (Path("."), Path(__file__).resolve().parents[2]):
+        if (candidate / DEFAULT).is_file():
+            return candidate
+    return Path(".")
+
+
+def merge(paths) -> dict:
+    def update(base, new):
+        for key, value in new.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                update(base[key], value)
+            else:
+                base[key] = value
+
+    config: dict = {}
+    for path in paths:
+        update(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
+
+
+def load(configfiles=()) -> dict:
+    """The default config merged with the given files (paths relative to the working directory)."""
+    default = root() / DEFAULT
+    return merge(([default] if default.is_file() else []) + [Path(p) for p in configfiles])
+
+
+def configs_with(target: str) -> list[str]:
+    """The config files under config/ whose targets include this one (alone or over the default)."""
+    found, base = [], root()
+    for p in sorted((base / "config").glob("*.yaml")):
+        try:
+            targets = (yaml.safe_load(p.read_text()) or {}).get("targets") or {}
+        except yaml.YAMLError:
+            continue
+        if isinstance(targets, dict) and target in targets:
+            found.append(str(p.relative_to(base)))
+    return found
+
+
+def measured_files(name: str, config: dict) -> list[str]:
+    """The run and benchmark files behind a target on this config: what re-measuring it redoes
+    (the graphs, sources and the target's table are left alone, the table then rebuilt)."""
+    from .experiments import get_target
+
+    target, settings = get_target(name), (config.get("targets") or {}).get(name) or {}
+    res = config.get("results", "results")
+    run_ids = settings.get("runs") or list(target.solvers)
+    files = [f"{res}/runs/{g}/{r}.csv" for g in settings.get("graphs") or [] for r in run_ids]
+    return files + [f"{res}/benchmarks/{b}.csv" for b in target.benchmarks]

@@ -1,0 +1,57 @@
+"""Where a reference table came from, read from the provenance files of the runs behind it.
+
+Every run file and benchmark table of a reference run has a ``.provenance.json`` beside it
+(commit, config hash, date, device). A reference table is credited with the records of exactly
+the runs it reads, so a table rebuilt from later calls names those calls' commits.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+
+def _record_paths(reference: Path, target, settings: dict | None) -> list[Path]:
+    run_ids = (settings or {}).get("runs") or list(target.solvers)
+    graphs = (settings or {}).get("graphs")
+    paths = []
+    for r in run_ids:
+        if graphs:
+            paths += [reference / "runs" / g / f"{r}.provenance.json" for g in graphs]
+        else:
+            paths += sorted(reference.glob(f"runs/*/{r}.provenance.json"))
+    paths += [reference / "benchmarks" / f"{b}.provenance.json" for b in target.benchmarks]
+    return [p for p in paths if p.is_file()]
+
+
+def table_provenance(reference: Path, target, settings: dict | None = None) -> list[dict]:
+    """One entry per (commit, device) among the target's runs: how many runs, and
+    the dates they span. Empty when none of its runs left a record."""
+    groups: dict[tuple, dict] = {}
+    for p in _record_paths(reference, target, settings):
+        rec = json.loads(p.read_text())
+        # one line per commit and device; config hashes differ per run (each hashes its settings)
+        key = (str(rec.get("commit", "?"))[:12], rec.get("gpu") or rec.get("cpu", "?"))
+        g = groups.setdefault(key, {"commit": key[0], "device": key[1], "dates": [], "runs": 0})
+        g["runs"] += 1
+        g["dates"].append(str(rec.get("date", ""))[:16].replace("T", " "))
+    out = []
+    for g in groups.values():
+        dates = sorted(d for d in g.pop("dates") if d)
+        g["date"] = dates[0] if len(set(dates)) <= 1 else f"{dates[0]} to {dates[-1]}"
+        out.append(g)
+    return sorted(out, key=lambda g: g["date"])
+
+
+def benchmark_devices(reference: Path, target) -> list[str]:
+    """For benchmark tables without a record: the devices their own rows name."""
+    devices: set[str] = set()
+    for b in target.benchmarks:
+        p = reference / "benchmarks" / f"{b}.csv"
+        if p.is_file():
+            df = pd.read_csv(p, usecols=lambda c: c == "device_name", dtype=str)
+            if "device_name" in df:
+                devices |= set(df["device_name"].dropna())
+    return sorted(devices)

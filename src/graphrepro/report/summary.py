@@ -1,0 +1,40 @@
+"""The few lines `snakemake` ends with: where the report is, its claims by verdict, how long."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from .ledger import VERDICTS
+
+
+def summary_path(report: Path) -> Path:
+    return report.with_name(report.stem + ".summary.json")
+
+
+def write_summary(report: Path, ledger, source: str, reference_targets) -> None:
+    counts = {v: int((ledger["verdict"] == v).sum()) for v in VERDICTS}
+    record = {"report": str(report), "claims": counts, "source": source,
+              "from_reference": sorted(reference_targets)}
+    summary_path(report).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def terminal_summary(report: str, started: float) -> str:
+    """The closing lines; says so when this run did not rebuild the report."""
+    took = time.time() - started
+    minutes, seconds = divmod(int(round(took)), 60)
+    path = summary_path(Path(report))
+    lines = [f"graphrepro: done in {minutes} min {seconds:02d} s."]
+    if not path.is_file() or path.stat().st_mtime < started:
+        lines.append(f"The report ({report}) was not rebuilt by this run; "
+                     "`snakemake --cores all` rebuilds it.")
+        return "\n".join(lines)
+    record = json.loads(path.read_text())
+    total = sum(record["claims"].values())
+    lines.append(f"Report: {Path(report).resolve().as_uri()}")
+    lines.append(f"{total} claims: " + ", ".join(f"{n} {v}" for v, n in record["claims"].items()))
+    if record["from_reference"]:
+        lines.append(f"({len(record['from_reference'])} GPU targets counted from the committed "
+                     "reference run: this machine has no GPU)")
+    return "\n".join(lines)

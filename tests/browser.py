@@ -1,0 +1,118 @@
+"""Opening the report in headless Chromium (Debian's `chromium`), with no driver library.
+
+Chromium's own command line is enough for what the tests ask: a copy of the page with a small
+probe script appended is loaded with ``--dump-dom`` (the probe writes what it measured into the
+DOM as JSON), and ``--screenshot`` takes a picture of the page from a given section on (a copy
+with the sections before it removed: a headless screenshot is always of the top of the page).
+Playwright or Selenium would add a browser download or a driver for the same two calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars", "--virtual-time-budget=10000"]
+
+# What the test checks, measured in the page after load at the window's width.
+PROBE = r"""
+<script>
+window.addEventListener("load", () => {
+  const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth,
+                                     page_height: document.documentElement.scrollHeight};
+  const outside = e => !e.closest(".tbl.all");
+  out.overflowing_tables = Array.from(document.querySelectorAll(".tbl")).filter(
+    t => outside(t) && t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1).map(t => t.id || "?");
+  out.past_right_edge = Array.from(document.querySelectorAll("body *")).filter(e => {
+    const r = e.getBoundingClientRect(); return outside(e) && r.width > 0 && r.right > W + 1;
+  }).slice(0, 10).map(e => e.tagName + "#" + (e.id || "") + "." + e.className);
+  const imgs = Array.from(document.images);
+  out.images = imgs.length;
+  out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);
+  out.toc = Array.from(document.querySelectorAll("nav.toc a")).map(a => a.getAttribute("href"));
+  out.missing_anchors = out.toc.filter(h => !document.getElementById(h.slice(1)));
+  out.target_sections = Array.from(document.querySelectorAll("h3[id]")).map(h => h.id);
+  out.counts = {};
+  document.querySelectorAll("#verdict-counts tbody tr").forEach(tr => {
+    const c = {}; tr.querySelectorAll("td[data-verdict]").forEach(td => c[td.dataset.verdict] = +td.textContent);
+    out.counts[tr.dataset.document] = c;
+  });
+  out.claim_rows = Array.from(document.querySelectorAll("#claims-table tbody tr")).map(
+    tr => [tr.dataset.document, tr.dataset.verdict, tr.querySelector("a").getAttribute("href")]);
+  // the claims table's filter and sort, as a reader uses them
+  const select = document.getElementById("f-verdict");
+  if (select) {
+    select.value = "reproduced"; select.dispatchEvent(new Event("input"));
+    out.filtered_reproduced = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+      tr => !tr.hidden).length;
+    select.value = ""; select.dispatchEvent(new Event("input"));
+    document.querySelector("#claims-table th").click();
+    out.sorted_first_document = (document.querySelector("#claims-table tbody tr") || {}).dataset?.document;
+  }
+  document.querySelectorAll("button.toggle").forEach(b => b.click());   // every "all columns" view
+  out.page_width_all_columns = document.documentElement.scrollWidth;
+  const pre = document.createElement("pre"); pre.id = "probe-result";
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def _run(args: list[str], width: int, height: int, timeout: int = 120) -> str:
+    if chromium() is None:
+        raise RuntimeError("no chromium on PATH (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+               *args]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "HOME": profile})
+    if done.returncode != 0:
+        raise RuntimeError(f"chromium exited {done.returncode}: {done.stderr[-2000:]}")
+    return done.stdout
+
+
+def _with(html: Path, scratch: Path, extra: str, name: str) -> Path:
+    page = html.read_text()
+    i = page.rindex("</body>")
+    copy = scratch / name
+    copy.write_text(page[:i] + extra + page[i:])
+    return copy
+
+
+def probe(html: Path, scratch: Path, width: int = 1400) -> dict:
+    """Load the page at this width and measure it (see PROBE)."""
+    page = _with(html, scratch, PROBE, "probe.html")
+    dom = _run(["--dump-dom", page.as_uri()], width, 1000)
+    m = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
+    if not m:
+        raise RuntimeError("the probe wrote nothing: did the page's scripts fail?")
+    import html as _html
+
+    return json.loads(_html.unescape(m.group(1)))
+
+
+def screenshot(html: Path, png: Path, *, start: str | None = None, width: int = 1400,
+               height: int = 2400) -> Path:
+    """A screenshot of the page, from the element with id ``start`` on (default: the top)."""
+    cut = "" if start is None else (
+        "<script>document.addEventListener('DOMContentLoaded', () => {"
+        f"let e = document.getElementById({json.dumps(start)});"
+        "while (e && e.parentElement !== document.body) e = e.parentElement;"
+        "while (e && e.previousElementSibling) e.previousElementSibling.remove();});</script>")
+    page = _with(html, png.parent, cut, png.stem + ".html")
+    _run([f"--screenshot={png}", page.as_uri()], width, height)
+    return png
