@@ -1,5 +1,5 @@
 """The report's claims ledger: read from a ledger CSV where one exists, else from the target
-tables' own verdicts (the interim source), the best run per target, and the counts shown."""
+tables' own claims files, the best run per target, and the counts shown."""
 
 import json
 import re
@@ -10,7 +10,7 @@ from html_report import html_tables, section
 
 from graphrepro.errors import InputError
 from graphrepro.report.build import build_report
-from graphrepro.report.ledger import (COLUMNS, VERDICTS, best_ledger, interim_ledger_from_tables,
+from graphrepro.report.ledger import (COLUMNS, VERDICTS, best_ledger,
                                       read_ledger, verdict_counts)
 from graphrepro.report.present import default_columns, explanations, html_table
 
@@ -85,24 +85,6 @@ def test_the_page_counts_the_ledger_csv_best_run_per_target(tmp_path, runs):
     assert "This machine did not run it" in fig3 and "direction only" in fig3
     assert "not testable here" not in fig3  # this machine's rows for it are not shown
     assert f"Source of the verdicts: {local}" in html
-
-
-def test_without_a_ledger_csv_the_interim_rows_come_from_the_tables(tmp_path, runs):
-    here, ref, _, _ = runs
-    interim = interim_ledger_from_tables(here)
-    assert list(interim.columns) == list(COLUMNS)
-    assert dict(zip(interim["target"], interim["verdict"])) == {
-        "safari2017_table1": "reproduced", "safari2017_fig3": "not testable here"}
-    assert interim.set_index("target").at["safari2017_fig3", "reason"] == (
-        "not run: no CUDA device on this machine")
-    out = tmp_path / "index.html"
-    build_report(here, out, reference=ref, claims=tmp_path / "missing.csv",
-                 reference_claims=ref / "missing.csv")
-    html = out.read_text()
-    assert counts_on_page(html)["safari2017"] == {
-        "reproduced": 1, "direction only": 0, "not reproduced": 1, "inconclusive": 0,
-        "not testable here": 0}  # Table 1 here, Figure 3 from the reference table
-    assert "interim: the target tables&#39; verdict columns" in html
 
 
 def test_a_ledger_with_an_unknown_verdict_is_refused_with_its_line(tmp_path):

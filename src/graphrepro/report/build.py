@@ -130,7 +130,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                  claims: Path | None = None, reference_claims: Path | None = None,
                  reference_config: dict | None = None):
     """The page. ``claims``/``reference_claims``: the runs' ledger CSVs where they exist (else
-    the interim rows from the target tables); ``reference_config``: the merged config the
+    the rows gathered from each target's claims file); ``reference_config``: the merged config the
     reference run used, to credit each reference table with its own runs' provenance."""
     ref_prov = _reference(reference)
     floor = _launch_floor(results, reference)

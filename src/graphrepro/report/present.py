@@ -96,9 +96,13 @@ def _cell(value: str) -> str:
 
 
 def _verdict_class(text: str) -> str:
-    head = text.split(":")[0].split(" (")[0].strip()
-    return {"holds": "holds", "differs": "differs", "not run": "notrun",
-            "within run-to-run variation": "inconclusive"}.get(head, "na")
+    """The ledger's five verdicts take the claims table's colours; a table row's verdict is the
+    ledger's (graphrepro.claims), "a; b" where it stands for several claims: the first colours."""
+    head = text.split(";")[0].split(":")[0].split(" (")[0].strip()
+    if head in ("reproduced", "direction only", "not reproduced", "inconclusive",
+                "not testable here"):
+        return "v-" + head.replace(" ", "-")
+    return {"not run": "notrun"}.get(head, "na")
 
 
 def explanations(df: pd.DataFrame) -> list[str]:
