@@ -26,24 +26,10 @@ def _params(pairs: list[str] | None) -> dict:
 
 
 def load_graph(path, fmt=None, name=None):
-    """A graph file in any supported format, or our CSR cache (.npz)."""
-    from .graph import CSRGraph, read_graph
+    """A graph file in any supported format (graph.load.load_graph, kept here for callers)."""
+    from .graph.load import load_graph as load
 
-    path = Path(path)
-    from .terrain.dem import dem_graph, is_dem
-
-    if (fmt or "").lower() == "dem" or (fmt is None and is_dem(path)):
-        return dem_graph(path, name=name)  # gerritsen2012 1.5.1 grid, weights |val(i) - val(j)|
-    if (fmt or "").lower() == "npz" or (fmt is None and path.suffix == ".npz"):
-        if not path.is_file():
-            raise InputError(f"{path}: no such file")
-        from .graph.dense import DenseGraph, is_dense_file
-
-        graph = DenseGraph.load(path) if is_dense_file(path) else CSRGraph.load(path)
-        if name:
-            graph.name = name
-        return graph
-    return read_graph(path, fmt, name=name)
+    return load(path, fmt, name)
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
