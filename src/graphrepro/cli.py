@@ -249,11 +249,20 @@ def _print_table(rows: list[dict], columns: list[str]) -> None:
 def cmd_datasets(args) -> int:
     from .datasets import list_datasets
 
-    rows = list_datasets(args.data, registry=args.registry)
+    from .datasets.mirror import mirror_dirs
+
+    mirrors = _mirrors(args)
+    rows = list_datasets(args.data, registry=args.registry, mirrors=mirrors)
     _print_table(rows, ["key", "name", "documents", "format", "source", "size", "state"])
-    print(f"(files under {args.data}; `python -m graphrepro fetch KEY` downloads one)",
-          file=sys.stderr)
+    dirs = ", ".join(str(d) for d in mirror_dirs(mirrors)) or "none"
+    print(f"(files under {args.data}; offline mirrors: {dirs}; `python -m graphrepro fetch KEY` "
+          f"downloads one)", file=sys.stderr)
     return 0
+
+
+def _mirrors(args):
+    """The offline mirrors a data command uses: None (none at all) or the folders given."""
+    return None if getattr(args, "no_mirrors", False) else list(getattr(args, "mirror", []) or [])
 
 
 def cmd_fetch(args) -> int:
@@ -285,7 +294,7 @@ def cmd_dataset_graph(args) -> int:
     from .graph import degree_stats
 
     graph, origin = build_graph(args.dataset, mode=args.mode, data_dir=args.data,
-                                scale=args.scale, registry=args.registry)
+                                scale=args.scale, registry=args.registry, mirrors=_mirrors(args))
     graph = _reweighted(graph, args.reweight)
     if args.reweight:
         origin["reweight"] = _reweight_record(args.reweight)
@@ -309,7 +318,8 @@ def cmd_dem(args) -> int:
     out = Path(args.output)
     if args.source in load_registry(args.registry):
         origin = convert_terrain(args.source, out, mode=args.mode, data_dir=args.data,
-                                 scale=args.scale, dtype=args.dtype, registry=args.registry)
+                                 scale=args.scale, dtype=args.dtype, registry=args.registry,
+                                 mirrors=_mirrors(args))
     else:
         meta = convert_file(args.source, out, dtype=args.dtype)
         origin = {"kind": "file", "file": args.source, "converted": meta}
@@ -736,6 +746,11 @@ def build_parser() -> argparse.ArgumentParser:
     def data_args(sp):
         sp.add_argument("--data", default="resources/datasets",
                         help="where downloads and stand-in files live (default: %(default)s)")
+        sp.add_argument("--mirror", action="append", default=[], metavar="DIR",
+                        help="an offline mirror: a folder searched by file name before any URL "
+                             "(repeatable; also $GRAPHREPRO_OFFLINE_MIRRORS, os.pathsep-separated)")
+        sp.add_argument("--no-mirrors", action="store_true",
+                        help="use no offline mirror, not even the environment's (a stand-in by name)")
         sp.add_argument("--registry", default=None,
                         help="the dataset registry (default: config/datasets.yaml)")
 
