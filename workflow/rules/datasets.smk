@@ -6,12 +6,16 @@
 # Every graph still ends as {results}/graphs/{name}.npz; its origin (real: URL and sha256; or
 # stand-in: generator, seed, the original's counts) is written beside it and reaches the report.
 import re
+import shlex
 
 DATASETS_MODE = config.get("datasets", "standin")
 DATA = config.get("data", "resources/datasets")
 # The registry (its lock file of first-seen checksums lies beside it); a config may name another.
 REGISTRY = os.path.abspath(config.get("registry") or
                            os.path.join(workflow.basedir, "config", "datasets.yaml"))
+# Offline mirrors (config `offline_mirrors:`, plus $GRAPHREPRO_OFFLINE_MIRRORS, which rules inherit)
+MIRROR_ARGS = "".join(f" --mirror {shlex.quote(os.path.abspath(d))}"
+                      for d in config.get("offline_mirrors") or [])
 DATASET_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" in c]
 FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
@@ -30,7 +34,14 @@ def reweight_args(cfg):
 def dataset_graph_args(name):
     cfg = graph_config(name)
     return (f"{cfg['dataset']} --mode {DATASETS_MODE} --data {DATA} --registry {REGISTRY} "
-            f"--name {name} --scale {cfg.get('scale', 1.0)} {reweight_args(cfg)}")
+            f"--name {name} --scale {cfg.get('scale', 1.0)} {reweight_args(cfg)}{MIRROR_ARGS}")
+
+
+def terrain_args(name):
+    cfg = TERRAINS[name]
+    which = "--mode standin --no-mirrors" if cfg.get("standin") else f"--mode {DATASETS_MODE}{MIRROR_ARGS}"
+    return (f"{cfg['dataset']} {which} --data {DATA} --registry {REGISTRY} "
+            f"--scale {cfg.get('scale', 1.0)}")
 
 
 def terrain_outputs():
@@ -67,9 +78,7 @@ rule convert_dem:
     wildcard_constraints:
         terrain=_one_of(TERRAINS),
     params:
-        args=lambda w: (f"{TERRAINS[w.terrain]['dataset']} --mode {DATASETS_MODE} --data {DATA} "
-                        f"--registry {REGISTRY} "
-                        f"--scale {TERRAINS[w.terrain].get('scale', 1.0)}"),
+        args=lambda w: terrain_args(w.terrain),
     log:
         f"{RES}/logs/terrain/{{terrain}}.log",
     conda:

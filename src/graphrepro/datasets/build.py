@@ -164,7 +164,11 @@ def standin_graph(ds: Dataset, scale: float = 1.0) -> tuple[CSRGraph, dict]:
     kind = params.pop("generator")
     seed = params.pop("seed")
     n, a = scaled_counts(ds, scale)
-    if kind == "road_like":
+    if kind == "road_network":
+        from ..graph.roads import road_network
+
+        graph = road_network(n, a, seed=seed, **params)
+    elif kind == "road_like":
         graph = generate.road_like(n, a, seed=seed, **params)
     elif kind == "rmat":
         graph = generate.rmat(n, a, seed=seed, **params)
