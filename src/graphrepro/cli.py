@@ -309,6 +309,25 @@ def cmd_dataset_graph(args) -> int:
     return 0
 
 
+def cmd_standins(args) -> int:
+    """Road stand-ins against the real graphs at hand, with the benchmark goal per stand-in."""
+    import pandas as pd
+
+    from .datasets.standins import compare
+
+    table = compare(data_dir=args.data, registry=args.registry, mirrors=_mirrors(args),
+                    sources=args.sources, seed=args.seed, keys=args.keys or None)
+    _atomic_write_csv(table, args.output)
+    shown = table.drop(columns=["data"])
+    with pd.option_context("display.width", 250, "display.max_columns", 40):
+        print(shown.to_string(index=False) if len(shown) else "no road dataset has real data at "
+              "hand (set offline_mirrors / --mirror, or fetch ny, col, nw)")
+    for _, row in table[table["graph"] == "stand-in"].iterrows():
+        print(f"goal {row['dataset']}: {row['goal']} (depth {row['depth_vs_real_%']:+.1f}%, "
+              f"components {row['sccs']}, degree gap {row['max_degree_gap_pp']:.2f} pp)")
+    return 0
+
+
 def cmd_dem(args) -> int:
     """Convert an elevation grid (a registry key or a file) as gerritsen2012 section 1.5.1 says."""
     from .datasets import load_registry, write_origin
@@ -779,6 +798,16 @@ def build_parser() -> argparse.ArgumentParser:
     data_args(sp)
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_dataset_graph)
+
+    sp = sub.add_parser("standins", help="road stand-ins against the real graphs at hand (real "
+                        "file or topology): counts, components, degrees, BFS depth, Harish "
+                        "rounds for NY; the benchmark goal per stand-in")
+    sp.add_argument("keys", nargs="*", metavar="KEY", help="datasets (default: every road one)")
+    sp.add_argument("--sources", type=int, default=16, help="seeded BFS sources per graph")
+    sp.add_argument("--seed", type=int, default=0, help="the sources' seed (the config's seed:)")
+    data_args(sp)
+    sp.add_argument("--output", required=True, help="CSV, one row per real graph and stand-in")
+    sp.set_defaults(func=cmd_standins)
 
     sp = sub.add_parser("dem", help="convert an elevation grid (registry key, GRASS/ESRI ASCII, "
                         ".npy or .npz) to z-order binary, as gerritsen2012 section 1.5.1 says")

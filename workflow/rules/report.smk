@@ -2,6 +2,7 @@ rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],
         figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
+        standins=f"{RES}/standins/standins.csv",
     output:
         config["report"],
     params:

@@ -18,6 +18,9 @@ Construction, all numba or vectorised numpy (NW's 1.2 million vertices take seco
    order if both ends are still below their target degree; if the targets run out before the
    street count is met, streets between vertices below degree 4, then any.
 
+Weights: 'distance' draws each street's length from ``weight_model`` (by default NY's real
+distance weights, graph/weight_model.py), 'unit' gives 1 (SNAP road graphs carry none).
+
 Exactly ``num_arcs`` arcs: streets (two arcs each) and ``parallel_share`` of the arcs as
 one-way parallel copies of seeded streets, as the DIMACS files have (with 0, an odd arc count
 gets one such copy).
@@ -29,7 +32,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .generate import _road_weights, _symmetric_csr, _to_graph, _uniform
+from .generate import _symmetric_csr, _to_graph, _uniform
 
 # Degree histograms (share of vertices of degree 1..6) of the real PACE 2016 topologies,
 # measured by graph.roadstats.degree_histogram on NY.gr.xz and NW.gr.xz (mean 2.76 and 2.34)
@@ -184,7 +187,7 @@ def _retarget(target, deg, share, seed):
 def road_network(num_vertices: int, num_arcs: int, *, seed: int = 0, weights: str = "distance",
                  degrees=None, diagonal_share: float = 0.06, aspect: float = 1.0,
                  long_share: float = 0.0, long_reach: int = 4, parallel_share: float = 0.0,
-                 median_weight: float = 600.0, sigma: float = 0.9, name: str = ""):
+                 weight_model: str = "ny_distance_v1", name: str = ""):
     """The stand-in of the module docstring: exactly ``num_vertices`` / ``num_arcs``."""
     n, a = int(num_vertices), int(num_arcs)
     if n < 2 or a < 0:
@@ -244,8 +247,12 @@ def road_network(num_vertices: int, num_arcs: int, *, seed: int = 0, weights: st
         left -= _fill(eu, ev, cands, taken, deg, cap, left)
     pick = np.flatnonzero(taken)
     su, sv = eu[pick], ev[pick]
-    w = _road_weights(len(su), su, sv, cols, seed, 0 if weights == "unit" else 1, median_weight,
-                      sigma)
+    if weights == "unit":
+        w = np.ones(len(su), dtype=np.int32)
+    else:  # real NY street lengths' distribution (graph/weight_model.py), one weight per street
+        from .weight_model import sample
+
+        w = sample(su, sv, weight_model, seed)
     ex_src = ex_dst = np.zeros(0, dtype=np.int64)
     ex_w = np.zeros(0, dtype=np.int32)
     if copies:  # parallel copies of seeded streets (and, for an odd arc count, one of them)

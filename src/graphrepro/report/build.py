@@ -122,7 +122,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         provenances=_provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
-        stand_ins=_stand_ins(results), terrains=_terrains(results))
+        stand_ins=_stand_ins(results), terrains=_terrains(results),
+        standins=_standins(results))
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
@@ -153,6 +154,23 @@ def _stand_ins(results: Path) -> list[dict]:
                     "vertices": record["stats"]["vertices"], "arcs": record["stats"]["arcs"],
                     "sources": len(record["sources"]), "seed": record["seed"]})
     return out
+
+
+def _standins(results: Path) -> dict | None:
+    """The `standins` table (road stand-ins against the real graphs at hand), if it was made."""
+    path = results / "standins" / "standins.csv"
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if not len(df):
+        return {"table": None, "summary": None}
+    goals = df[df["graph"] == "stand-in"]
+    met = [r["dataset"] for _, r in goals.iterrows() if r["goal"] == "meets"]
+    missed = [f"{r['dataset']} ({r['goal'][len('misses: '):]})" for _, r in goals.iterrows()
+              if r["goal"] != "meets"]
+    summary = (f"Goal met by {', '.join(met) or 'none'}"
+               + (f"; missed by {'; '.join(missed)}" if missed else "") + ".")
+    return {"table": _html_table(df), "summary": summary}
 
 
 def _terrains(results: Path) -> list[dict]:
