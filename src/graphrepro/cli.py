@@ -328,6 +328,20 @@ def cmd_standins(args) -> int:
     return 0
 
 
+def cmd_terrain_compare(args) -> int:
+    """gerritsen2012 per-block timings on a real terrain beside its stand-in's."""
+    from .datasets.terrain_compare import compare
+
+    table = compare({"mst": args.real_mst, "sssp": args.real_sssp, "zgrid": args.real},
+                    {"mst": args.standin_mst, "sssp": args.standin_sssp, "zgrid": args.standin})
+    _atomic_write_csv(table, args.output)
+    meta = Path(args.output).with_suffix(".json")
+    _atomic_write_text(meta, json.dumps({"real": table.attrs["real"],
+                                         "stand-in": table.attrs["stand-in"]}, indent=1) + "\n")
+    print(table.to_string(index=False))
+    return 0
+
+
 def cmd_dem(args) -> int:
     """Convert an elevation grid (a registry key or a file) as gerritsen2012 section 1.5.1 says."""
     from .datasets import load_registry, write_origin
@@ -808,6 +822,18 @@ def build_parser() -> argparse.ArgumentParser:
     data_args(sp)
     sp.add_argument("--output", required=True, help="CSV, one row per real graph and stand-in")
     sp.set_defaults(func=cmd_standins)
+
+    sp = sub.add_parser("terrain-compare", help="gerritsen2012 ch. 3 and 5 per-block timings on a "
+                        "real terrain beside its stand-in's (medians, stand-in / real)")
+    sp.add_argument("--real", help="the real grid's .zgrid (its origin is shown)")
+    sp.add_argument("--standin", help="the stand-in's .zgrid")
+    sp.add_argument("--real-mst", nargs="*", default=[], help="mst-blocks tables on the real grid")
+    sp.add_argument("--standin-mst", nargs="*", default=[], help="... on the stand-in")
+    sp.add_argument("--real-sssp", nargs="*", default=[],
+                    help="sssp-experiment table5_1 tables on the real grid")
+    sp.add_argument("--standin-sssp", nargs="*", default=[], help="... on the stand-in")
+    sp.add_argument("--output", required=True, help="CSV (a .json beside it says what each grid is)")
+    sp.set_defaults(func=cmd_terrain_compare)
 
     sp = sub.add_parser("dem", help="convert an elevation grid (registry key, GRASS/ESRI ASCII, "
                         ".npy or .npz) to z-order binary, as gerritsen2012 section 1.5.1 says")

@@ -3,6 +3,7 @@ rule report:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],
         figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
         standins=f"{RES}/standins/standins.csv",
+        terrain_compare=terrain_compare_outputs(),
     output:
         config["report"],
     params:

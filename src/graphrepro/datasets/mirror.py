@@ -64,5 +64,5 @@ def find(filename: str | None, dirs, verify) -> tuple[Path | None, str, list[str
         except Exception as e:  # noqa: BLE001 - the verifier's own error says why; re-raised below
             if not getattr(e, "verification", False):
                 raise
-            refusals.append(f"{path}: {e}")
+            refusals.append(str(e))  # the verifier names the file
     return None, "", refusals

@@ -123,7 +123,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
         stand_ins=_stand_ins(results), terrains=_terrains(results),
-        standins=_standins(results))
+        standins=_standins(results), terrain_compare=_terrain_compare(results))
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
@@ -171,6 +171,18 @@ def _standins(results: Path) -> dict | None:
     summary = (f"Goal met by {', '.join(met) or 'none'}"
                + (f"; missed by {'; '.join(missed)}" if missed else "") + ".")
     return {"table": _html_table(df), "summary": summary}
+
+
+def _terrain_compare(results: Path) -> dict | None:
+    """gerritsen2012 per-block timings on a real terrain beside its stand-in's, if made."""
+    path = results / "standins" / "terrain_compare.csv"
+    if not path.is_file():
+        return None
+    meta = path.with_suffix(".json")
+    what = json.loads(meta.read_text()) if meta.is_file() else {}
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return {"table": _html_table(df), "real": what.get("real", ""),
+            "standin": what.get("stand-in", "")}
 
 
 def _terrains(results: Path) -> list[dict]:
