@@ -44,8 +44,8 @@ def _mst(df: pd.DataFrame) -> dict:
 def _sssp(df: pd.DataFrame) -> dict:
     out = {}
     for _, row in df.iterrows():
-        label = f"{row.get('impl')}" + (f" c={row['gpu_block']}" if str(row.get("gpu_block", ""))
-                                        not in ("", "nan") else "")
+        c = pd.to_numeric(pd.Series([row.get("gpu_block")]), errors="coerce").iloc[0]
+        label = f"{row.get('impl')}" + (f" c={int(c)}" if pd.notna(c) else "")
         key = ("chapter 5 (Table 5.1)", f"{label}, {row.get('block')}^2 I/O-blocks")
         value = pd.to_numeric(pd.Series([row.get("step_ms")]), errors="coerce").iloc[0]
         blocks = pd.to_numeric(pd.Series([row.get("blocks")]), errors="coerce").iloc[0]
