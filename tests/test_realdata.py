@@ -351,3 +351,19 @@ def test_real_files_have_their_published_counts():
     assert (srtm.rows, srtm.cols, srtm.dtype, srtm.nodata) == (643, 1197, "int16", 32767)
     b = srtm.array()
     assert b.min() == 315 and b.max() == 2295
+
+
+def test_datasets_command_shows_what_a_mirror_serves(tmp_path, capsys):
+    from graphrepro.cli import main
+
+    data = _gz(DIMACS)
+    reg = _registry(tmp_path, sha=hashlib.sha256(data).hexdigest())
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "tiny.gr.gz").write_bytes(data)
+    (tmp_path / "m" / "T.gr.xz").write_bytes(lzma.compress(PACE))
+    assert main(["datasets", "--registry", str(reg), "--data", str(tmp_path / "d"),
+                 "--mirror", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr()
+    lines = {line.split()[0]: line for line in out.out.splitlines()[1:]}
+    assert "offline mirror" in lines["ny"] and str(tmp_path / "m") in out.err
+    assert "real topology (offline mirror" in lines["col"] and "ny_distance_v1" in lines["col"]
