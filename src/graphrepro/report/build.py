@@ -170,6 +170,11 @@ def _standins(results: Path) -> dict | None:
               if r["goal"] != "meets"]
     summary = (f"Goal met by {', '.join(met) or 'none'}"
                + (f"; missed by {'; '.join(missed)}" if missed else "") + ".")
+    for key in df.loc[df["harish_median"] != "", "dataset"].unique():
+        pair = df[df["dataset"] == key].set_index("graph")["harish_median"]
+        if {"real", "stand-in"} <= set(pair.index):
+            summary += (f" Harish iterations on {key} (not part of the goal): stand-in median "
+                        f"{pair['stand-in']}, real {pair['real']}.")
     return {"table": _html_table(df), "summary": summary}
 
 
