@@ -27,6 +27,7 @@ validate(config, os.path.join(workflow.basedir, "config", "schema", "config.sche
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
+include: "workflow/rules/standins.smk"
 include: "workflow/rules/graphs.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/native.smk"

@@ -293,7 +293,7 @@ def test_cli_dataset_graph_and_sources_carry_the_origin(tmp_path):
     src = tmp_path / "s.json"
     assert main(["sources", str(out), "--count", "2", "--seed", "1", "--output", str(src)]) == 0
     record = json.loads(src.read_text())
-    assert record["stands_for"] == "New York" and record["origin"]["generator"] == "road_like"
+    assert record["stands_for"] == "New York" and record["origin"]["generator"] == "road_network"
 
 
 def test_cli_datasets_lists_every_entry(capsys):

@@ -28,24 +28,10 @@ def _params(pairs: list[str] | None) -> dict:
 
 
 def load_graph(path, fmt=None, name=None):
-    """A graph file in any supported format, or our CSR cache (.npz)."""
-    from .graph import CSRGraph, read_graph
+    """A graph file in any supported format (graph.load.load_graph, kept here for callers)."""
+    from .graph.load import load_graph as load
 
-    path = Path(path)
-    from .terrain.dem import dem_graph, is_dem
-
-    if (fmt or "").lower() == "dem" or (fmt is None and is_dem(path)):
-        return dem_graph(path, name=name)  # gerritsen2012 1.5.1 grid, weights |val(i) - val(j)|
-    if (fmt or "").lower() == "npz" or (fmt is None and path.suffix == ".npz"):
-        if not path.is_file():
-            raise InputError(f"{path}: no such file")
-        from .graph.dense import DenseGraph, is_dense_file
-
-        graph = DenseGraph.load(path) if is_dense_file(path) else CSRGraph.load(path)
-        if name:
-            graph.name = name
-        return graph
-    return read_graph(path, fmt, name=name)
+    return load(path, fmt, name)
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -334,11 +320,20 @@ def _print_table(rows: list[dict], columns: list[str]) -> None:
 def cmd_datasets(args) -> int:
     from .datasets import list_datasets
 
-    rows = list_datasets(args.data, registry=args.registry)
+    from .datasets.mirror import mirror_dirs
+
+    mirrors = _mirrors(args)
+    rows = list_datasets(args.data, registry=args.registry, mirrors=mirrors)
     _print_table(rows, ["key", "name", "documents", "format", "source", "size", "state"])
-    print(f"(files under {args.data}; `python -m graphrepro fetch KEY` downloads one)",
-          file=sys.stderr)
+    dirs = ", ".join(str(d) for d in mirror_dirs(mirrors)) or "none"
+    print(f"(files under {args.data}; offline mirrors: {dirs}; `python -m graphrepro fetch KEY` "
+          f"downloads one)", file=sys.stderr)
     return 0
+
+
+def _mirrors(args):
+    """The offline mirrors a data command uses: None (none at all) or the folders given."""
+    return None if getattr(args, "no_mirrors", False) else list(getattr(args, "mirror", []) or [])
 
 
 def cmd_fetch(args) -> int:
@@ -371,7 +366,7 @@ def cmd_dataset_graph(args) -> int:
     from .graph import degree_stats
 
     graph, origin = build_graph(args.dataset, mode=args.mode, data_dir=args.data,
-                                scale=args.scale, registry=args.registry)
+                                scale=args.scale, registry=args.registry, mirrors=_mirrors(args))
     graph = _reweighted(graph, args.reweight)
     if args.reweight:
         origin["reweight"] = _reweight_record(args.reweight)
@@ -386,6 +381,39 @@ def cmd_dataset_graph(args) -> int:
     return 0
 
 
+def cmd_standins(args) -> int:
+    """Road stand-ins against the real graphs at hand, with the benchmark goal per stand-in."""
+    import pandas as pd
+
+    from .datasets.standins import compare
+
+    table = compare(data_dir=args.data, registry=args.registry, mirrors=_mirrors(args),
+                    sources=args.sources, seed=args.seed, keys=args.keys or None)
+    _atomic_write_csv(table, args.output)
+    shown = table.drop(columns=["data"])
+    with pd.option_context("display.width", 250, "display.max_columns", 40):
+        print(shown.to_string(index=False) if len(shown) else "no road dataset has real data at "
+              "hand (set offline_mirrors / --mirror, or fetch ny, col, nw)")
+    for _, row in table[table["graph"] == "stand-in"].iterrows():
+        print(f"goal {row['dataset']}: {row['goal']} (depth {row['depth_vs_real_%']:+.1f}%, "
+              f"components {row['sccs']}, degree gap {row['max_degree_gap_pp']:.2f} pp)")
+    return 0
+
+
+def cmd_terrain_compare(args) -> int:
+    """gerritsen2012 per-block timings on a real terrain beside its stand-in's."""
+    from .datasets.terrain_compare import compare
+
+    table = compare({"mst": args.real_mst, "sssp": args.real_sssp, "zgrid": args.real},
+                    {"mst": args.standin_mst, "sssp": args.standin_sssp, "zgrid": args.standin})
+    _atomic_write_csv(table, args.output)
+    meta = Path(args.output).with_suffix(".json")
+    _atomic_write_text(meta, json.dumps({"real": table.attrs["real"],
+                                         "stand-in": table.attrs["stand-in"]}, indent=1) + "\n")
+    print(table.to_string(index=False))
+    return 0
+
+
 def cmd_dem(args) -> int:
     """Convert an elevation grid (a registry key or a file) as gerritsen2012 section 1.5.1 says."""
     from .datasets import load_registry, write_origin
@@ -395,7 +423,8 @@ def cmd_dem(args) -> int:
     out = Path(args.output)
     if args.source in load_registry(args.registry):
         origin = convert_terrain(args.source, out, mode=args.mode, data_dir=args.data,
-                                 scale=args.scale, dtype=args.dtype, registry=args.registry)
+                                 scale=args.scale, dtype=args.dtype, registry=args.registry,
+                                 mirrors=_mirrors(args))
     else:
         meta = convert_file(args.source, out, dtype=args.dtype)
         origin = {"kind": "file", "file": args.source, "converted": meta}
@@ -906,6 +935,11 @@ def build_parser() -> argparse.ArgumentParser:
     def data_args(sp):
         sp.add_argument("--data", default="resources/datasets",
                         help="where downloads and stand-in files live (default: %(default)s)")
+        sp.add_argument("--mirror", action="append", default=[], metavar="DIR",
+                        help="an offline mirror: a folder searched by file name before any URL "
+                             "(repeatable; also $GRAPHREPRO_OFFLINE_MIRRORS, os.pathsep-separated)")
+        sp.add_argument("--no-mirrors", action="store_true",
+                        help="use no offline mirror, not even the environment's (a stand-in by name)")
         sp.add_argument("--registry", default=None,
                         help="the dataset registry (default: config/datasets.yaml)")
 
@@ -939,6 +973,28 @@ def build_parser() -> argparse.ArgumentParser:
     data_args(sp)
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_dataset_graph)
+
+    sp = sub.add_parser("standins", help="road stand-ins against the real graphs at hand (real "
+                        "file or topology): counts, components, degrees, BFS depth, Harish "
+                        "rounds for NY; the benchmark goal per stand-in")
+    sp.add_argument("keys", nargs="*", metavar="KEY", help="datasets (default: every road one)")
+    sp.add_argument("--sources", type=int, default=16, help="seeded BFS sources per graph")
+    sp.add_argument("--seed", type=int, default=0, help="the sources' seed (the config's seed:)")
+    data_args(sp)
+    sp.add_argument("--output", required=True, help="CSV, one row per real graph and stand-in")
+    sp.set_defaults(func=cmd_standins)
+
+    sp = sub.add_parser("terrain-compare", help="gerritsen2012 ch. 3 and 5 per-block timings on a "
+                        "real terrain beside its stand-in's (medians, stand-in / real)")
+    sp.add_argument("--real", help="the real grid's .zgrid (its origin is shown)")
+    sp.add_argument("--standin", help="the stand-in's .zgrid")
+    sp.add_argument("--real-mst", nargs="*", default=[], help="mst-blocks tables on the real grid")
+    sp.add_argument("--standin-mst", nargs="*", default=[], help="... on the stand-in")
+    sp.add_argument("--real-sssp", nargs="*", default=[],
+                    help="sssp-experiment table5_1 tables on the real grid")
+    sp.add_argument("--standin-sssp", nargs="*", default=[], help="... on the stand-in")
+    sp.add_argument("--output", required=True, help="CSV (a .json beside it says what each grid is)")
+    sp.set_defaults(func=cmd_terrain_compare)
 
     sp = sub.add_parser("dem", help="convert an elevation grid (registry key, GRASS/ESRI ASCII, "
                         ".npy or .npz) to z-order binary, as gerritsen2012 section 1.5.1 says")

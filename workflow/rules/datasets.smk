@@ -6,12 +6,16 @@
 # Every graph still ends as {results}/graphs/{name}.npz; its origin (real: URL and sha256; or
 # stand-in: generator, seed, the original's counts) is written beside it and reaches the report.
 import re
+import shlex
 
 DATASETS_MODE = config.get("datasets", "standin")
 DATA = config.get("data", "resources/datasets")
 # The registry (its lock file of first-seen checksums lies beside it); a config may name another.
 REGISTRY = os.path.abspath(config.get("registry") or
                            os.path.join(workflow.basedir, "config", "datasets.yaml"))
+# Offline mirrors (config `offline_mirrors:`, plus $GRAPHREPRO_OFFLINE_MIRRORS, which rules inherit)
+MIRROR_ARGS = [a for d in config.get("offline_mirrors") or []
+               for a in ("--mirror", os.path.abspath(d))]
 DATASET_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" in c]
 FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
@@ -30,12 +34,14 @@ def reweight_args(cfg):
 def dataset_graph_args(name):
     cfg = graph_config(name)
     return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
-            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg)]
+            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg), *MIRROR_ARGS]
 
 
 def terrain_args(name):
     cfg = TERRAINS[name]
-    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
+    which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
+             else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
+    return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY,
             "--scale", str(cfg.get("scale", 1.0))]
 
 

@@ -28,6 +28,8 @@ rule report:
         figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
         claims=CLAIMS,
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
+        standins=f"{RES}/standins/standins.csv",
+        terrain_compare=terrain_compare_outputs(),
     output:
         html=config["report"],
         # counts by verdict for the closing lines of the run (Snakefile: onsuccess)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph.csr import CSRGraph
+from . import mirror
 from .download import (DownloadError, download, forget_lock, reachable, read_lock, record_lock,
                        sha256_of)
 from .registry import DEFAULT_LOCK, Dataset, get_dataset, load_registry
@@ -150,8 +151,30 @@ def fetch(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, progress: bool = Tru
         return path, verify_local(ds, path, lock_path, validated=validated)
 
 
-def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK) -> str:
-    """What `graphrepro datasets` shows: verified / downloaded / stand-in / embedded."""
+def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK, mirrors=()) -> str:
+    """What `graphrepro datasets` shows: verified / downloaded / in a mirror / stand-in /
+    embedded, and where a real topology (PACE 2016) is at hand for a graph whose file is not."""
+    text = _file_state(ds, data_dir, lock_path, mirrors)
+    if ds.topology and not text.startswith(("downloaded, verified", "offline mirror")):
+        topo = _file_state(topology_dataset(ds), data_dir, lock_path, mirrors)
+        if topo.startswith(("downloaded, verified", "offline mirror")):
+            text = f"real topology ({topo}); synthetic weights {ds.topology['weights']['model']}"
+    return text
+
+
+def _mirror_state(ds: Dataset, lock_path, mirrors) -> str | None:
+    dirs = mirror.mirror_dirs(mirrors)
+    if not dirs or not mirror.candidates(ds.filename or "", dirs):
+        return None
+    try:
+        path, _ = from_mirror(ds, mirrors, lock_path)
+    except DownloadError as e:
+        return f"offline mirror copy BAD: {e}"
+    _, _, where = expected_checksum(ds, lock_path)
+    return f"offline mirror {path} (verified, sha256 {where})"
+
+
+def _file_state(ds: Dataset, data_dir, lock_path, mirrors) -> str:
     if ds.source == "embedded":
         try:
             _embedded_array(ds)
@@ -169,6 +192,9 @@ def state(ds: Dataset, data_dir, lock_path=DEFAULT_LOCK) -> str:
             return f"downloaded but BAD: {e}"
         _, _, where = expected_checksum(ds, lock_path)
         return f"downloaded, verified (sha256 {where})"
+    in_mirror = _mirror_state(ds, lock_path, mirrors)
+    if in_mirror:
+        return in_mirror
     if part.is_file():
         return f"partial download ({part.stat().st_size:,} bytes; fetch resumes); stand-in"
     return "not downloaded: stand-in"
@@ -193,7 +219,11 @@ def standin_graph(ds: Dataset, scale: float = 1.0) -> tuple[CSRGraph, dict]:
     kind = params.pop("generator")
     seed = params.pop("seed")
     n, a = scaled_counts(ds, scale)
-    if kind == "road_like":
+    if kind == "road_network":
+        from ..graph.roads import road_network
+
+        graph = road_network(n, a, seed=seed, **params)
+    elif kind == "road_like":
         graph = generate.road_like(n, a, seed=seed, **params)
     elif kind == "rmat":
         graph = generate.rmat(n, a, seed=seed, **params)
@@ -220,30 +250,101 @@ def _published(ds: Dataset) -> dict:
     return {"vertices": ds.vertices, "arcs": ds.arcs, "rows": ds.rows, "cols": ds.cols}
 
 
+def verify_mirror_file(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK) -> str:
+    """The check a download gets (size, then the published or first-seen sha256; with neither,
+    the file's own becomes the lock's), for a copy in an offline mirror; returns its sha256."""
+    have = path.stat().st_size
+    known, size, where = expected_checksum(ds, lock_path)
+    if size is not None and have != size:
+        raise DownloadError(f"{path} (offline mirror, {ds.key}): {have:,} bytes, expected "
+                            f"{size:,}; refused", verification=True)
+    digest = sha256_of(path)
+    if known is not None and digest != known:
+        raise DownloadError(f"{path} (offline mirror, {ds.key}): sha256 {digest} does not match "
+                            f"the {where} {known}; refused: replace or remove that copy",
+                            verification=True)
+    if known is None:
+        # no checksum to hold it to: the file must pass its format's own checks (as a download
+        # without a published checksum does) before it becomes the truth in the lock
+        problem = _content_problem(ds, path)
+        if problem:
+            raise DownloadError(f"{path} (offline mirror, {ds.key}): {problem}; refused",
+                                verification=True)
+        record_lock(lock_path, ds.file_key, url=ds.url or "", file=ds.filename, size=have,
+                    sha256=digest)
+    return digest
+
+
+def from_mirror(ds: Dataset, mirrors=(), lock_path=DEFAULT_LOCK) -> tuple[Path | None, str]:
+    """(path, sha256) of the first verified copy in the offline mirrors, or (None, "").
+
+    Copies that fail the check are never used; if every copy failed, that is an error (as a
+    wrong download is), not a reason for a stand-in."""
+    path, digest, refused = mirror.find(ds.filename, mirror.mirror_dirs(mirrors),
+                                        lambda p: verify_mirror_file(ds, p, lock_path))
+    if path is None and refused:
+        raise DownloadError("; ".join(refused), verification=True)
+    return path, digest
+
+
 def obtain_real(ds: Dataset, data_dir, *, lock_path=DEFAULT_LOCK, online_timeout: float = 3.0,
-                log=print) -> tuple[Path | None, str, str]:
-    """(path, sha256, "") of the verified real file, or (None, "", why not)."""
+                mirrors=(), online: bool = True, log=print) -> tuple[Path | None, str, str, str]:
+    """(path, sha256, "", via) of the verified real file, or (None, "", why not, "").
+
+    Looked for in this order: a verified download under ``data_dir``, the offline mirrors (by
+    file name), then the URL (only when ``online``). ``via``: 'download' or 'offline mirror'.
+    """
     if ds.source != "download":
         return None, "", {"unpublished": "no public copy of this dataset is known",
-                          "embedded": "embedded"}.get(ds.source, ds.source)
+                          "embedded": "embedded"}.get(ds.source, ds.source), ""
     path = local_path(ds, data_dir)
     if not path.is_file():
+        found, digest = from_mirror(ds, mirrors, lock_path)
+        if found is not None:
+            return found, digest, "", "offline mirror"
+        if not online:
+            return None, "", "not in the offline mirrors", ""
         ok, why = reachable(ds.url, timeout=online_timeout)
         if not ok and not why.startswith("HTTP"):  # an HTTP answer: let the download say more
-            return None, "", f"{ds.url} cannot be reached ({why})"
+            return None, "", f"{ds.url} cannot be reached ({why})", ""
     try:
         path, digest = fetch(ds, data_dir, lock_path=lock_path, progress=True)
     except DownloadError as e:
         if e.verification:  # the wrong file is an error to fix, not a reason for a stand-in
             raise
-        return None, "", str(e)
-    return path, digest, ""
+        return None, "", str(e), ""
+    return path, digest, "", "download"
+
+
+def topology_dataset(ds: Dataset) -> Dataset:
+    """The registry entry's ``topology:`` file (PACE 2016) as a dataset of its own, so that it is
+    fetched, mirrored, checked and locked exactly as any other file."""
+    import dataclasses
+
+    t = ds.topology
+    return dataclasses.replace(
+        ds, key=f"{ds.file_key}_topology", same_as=None, url=t["url"], file=t.get("file"),
+        sha256=t.get("sha256"), sha256_source=t.get("sha256_source"), size=t.get("size"),
+        mirrors=tuple(t.get("mirrors", ())), format="pace", topology=None,
+        weights=t["weights"])
+
+
+def _real_origin(path, digest, via, ds: Dataset) -> dict:
+    origin = {"url": ds.url, "file": str(path), "sha256": digest, "via": via}
+    if via == "offline mirror":
+        origin["mirror"] = str(path)
+    return origin
 
 
 def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets",
-                scale: float = 1.0, lock_path=None, registry=None,
+                scale: float = 1.0, lock_path=None, registry=None, mirrors=(),
                 log=lambda m: print(m, file=sys.stderr)) -> tuple[CSRGraph, dict]:
-    """The graph a config's ``dataset: KEY`` entry means, and its origin record."""
+    """The graph a config's ``dataset: KEY`` entry means, and its origin record.
+
+    ``paper``: the real file (downloaded, in an offline mirror, or downloaded now), else the real
+    topology with the named weight model, else the stand-in. ``standin``: the stand-in, unless an
+    offline mirror is configured and holds the real file or topology: a file at hand is used.
+    """
     if mode not in MODES:
         raise InputError(f"datasets mode must be one of {MODES}, not {mode!r}")
     ds = get_dataset(key, registry)
@@ -255,25 +356,39 @@ def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets
         from ..terrain import grid_graph
 
         elevation, terrain_origin = terrain_array(ds, mode=mode, data_dir=data_dir, scale=scale,
-                                                  lock_path=lock_path, log=log)
+                                                  lock_path=lock_path, mirrors=mirrors, log=log)
         graph = grid_graph(elevation, neighbours=8, weight="sssp", name=key)
         origin.update(terrain_origin, graph="8-neighbour grid graph, weight |h(i) - h(j)| "
                       "(gerritsen2012 section 1.5.1, SSSP)")
         return graph, origin
-    if mode == "paper":
-        path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
-        if path is not None:
-            from ..graph.formats import read_graph
+    online = mode == "paper"
+    why = "config asks for stand-ins (datasets: standin)"
+    if online or mirror.mirror_dirs(mirrors):
+        from ..graph.formats import read_graph
 
+        path, digest, real_why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
+                                                  mirrors=mirrors, online=online)
+        if path is not None:
             graph = read_graph(path, ds.format, name=key, snap_vertices=ds.snap_vertices,
                                mtx_values=ds.mtx_values)
             graph = _apply_weights(graph, ds)
-            origin.update(kind="real", url=ds.url, file=str(path), sha256=digest,
-                          weights=ds.weights)
+            origin.update(kind="real", weights=ds.weights, **_real_origin(path, digest, via, ds))
             return graph, origin
-        log(f"{key}: using the stand-in: {why}")
-    else:
-        why = "config asks for stand-ins (datasets: standin)"
+        why = real_why if online else f"{why}; the real file is {real_why}"
+        if ds.topology:
+            from .topology import topology_graph
+
+            topo = topology_dataset(ds)
+            tpath, tdigest, twhy, tvia = obtain_real(topo, data_dir, lock_path=lock_path, log=log,
+                                                     mirrors=mirrors, online=online)
+            if tpath is not None:
+                graph, record = topology_graph(tpath, topo, name=key)
+                origin.update(kind="real topology", reason=why, **record,
+                              **_real_origin(tpath, tdigest, tvia, topo))
+                return graph, origin
+            why += f"; its real topology: {twhy}"
+        if online:
+            log(f"{key}: using the stand-in: {why}")
     graph, info = standin_graph(ds, scale)
     graph.name = key
     graph = _apply_weights(graph, ds)
@@ -318,7 +433,7 @@ def terrain_standin_file(ds: Dataset, data_dir, scale: float = 1.0, log=print) -
 
 
 def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=DEFAULT_LOCK,
-                  log=print) -> tuple[np.ndarray, dict]:
+                  mirrors=(), log=print) -> tuple[np.ndarray, dict]:
     """A terrain as a cleaned integer array (for grid graphs), with its origin."""
     import tempfile
 
@@ -327,7 +442,7 @@ def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=D
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / f"{ds.key}.zgrid"
         origin = convert_terrain(ds.key, out, mode=mode, data_dir=data_dir, scale=scale,
-                                 lock_path=lock_path, log=log)
+                                 lock_path=lock_path, mirrors=mirrors, log=log)
         z, meta = open_zgrid(out)
         rows = to_rows(z, meta)
         del z
@@ -336,11 +451,12 @@ def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=D
 
 def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resources/datasets",
                     scale: float = 1.0, dtype: str = "uint16", lock_path=None,
-                    registry=None, log=lambda m: print(m, file=sys.stderr)) -> dict:
+                    registry=None, mirrors=(), log=lambda m: print(m, file=sys.stderr)) -> dict:
     """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin.
 
     Embedded real data (Jacksboro) is always used as it is; a downloadable grid is used in paper
-    mode when it can be had; otherwise the diamond-square stand-in (times ``scale``).
+    mode when it can be had, and in either mode when an offline mirror holds it; otherwise the
+    diamond-square stand-in (times ``scale``).
     """
     from ..terrain import convert_array, convert_file
 
@@ -357,12 +473,16 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
         origin.update(kind="real", embedded=f"{ds.package} sample data {ds.resource}")
         meta = convert_array(_embedded_array(ds), output, source=dict(origin), dtype=dtype)
     else:
-        if ds.source == "download" and mode == "paper":
-            path, digest, why = obtain_real(ds, data_dir, lock_path=lock_path, log=log)
-            if path is None:
+        online = mode == "paper"
+        if ds.source == "download" and (online or mirror.mirror_dirs(mirrors)):
+            path, digest, why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
+                                                 mirrors=mirrors, online=online)
+            if path is None and online:
                 log(f"{key}: using the stand-in: {why}")
+            elif path is None:
+                why = f"config asks for stand-ins (datasets: standin); the real file is {why}"
         if path is not None:
-            origin.update(kind="real", url=ds.url, sha256=digest)
+            origin.update(kind="real", **_real_origin(path, digest, via, ds))
         else:
             path, info = terrain_standin_file(ds, data_dir, scale, log=log)
             reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
@@ -374,7 +494,7 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
     return origin
 
 
-def list_datasets(data_dir, lock_path=None, registry=None) -> list[dict]:
+def list_datasets(data_dir, lock_path=None, registry=None, mirrors=()) -> list[dict]:
     rows = []
     lock_path = lock_path or lock_for(registry)
     for key, ds in load_registry(str(registry) if registry else None).items():
@@ -382,7 +502,7 @@ def list_datasets(data_dir, lock_path=None, registry=None) -> list[dict]:
                      "format": ds.format, "source": ds.source + (f" ({ds.same_as})" if ds.same_as else ""),
                      "size": (f"{ds.vertices:,} V / {ds.arcs:,} A" if ds.vertices
                               else f"{ds.rows:,} x {ds.cols:,}" if ds.rows else ""),
-                     "state": state(ds, data_dir, lock_path)})
+                     "state": state(ds, data_dir, lock_path, mirrors)})
     return rows
 
 

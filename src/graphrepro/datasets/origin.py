@@ -19,7 +19,14 @@ def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
     if kind == "real":
         where = origin.get("url") or origin.get("embedded") or origin.get("file", "")
         sha = origin.get("sha256")
-        return f"real: {where}" + (f" (sha256 {sha[:12]}...)" if sha else "") + extra
+        via = f", from offline mirror {origin['mirror']}" if origin.get("mirror") else ""
+        return f"real: {where}" + (f" (sha256 {sha[:12]}...{via})" if sha else "") + extra
+    if kind == "real topology":
+        w = origin.get("weights") or {}
+        where = origin.get("url") or origin.get("file", "")
+        via = " via offline mirror" if origin.get("via") == "offline mirror" else ""
+        return (f"real topology, synthetic weights ({w.get('model')}, seed {w.get('seed')}): "
+                f"{where}{via}" + extra)
     if kind == "stand-in":
         scale = origin.get("scale", 1)
         size = "paper-size" if scale == 1 else f"scale {scale:g}"

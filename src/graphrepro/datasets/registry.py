@@ -19,8 +19,8 @@ REPO = Path(__file__).resolve().parents[3]
 DEFAULT_REGISTRY = REPO / "config" / "datasets.yaml"
 SCHEMA = REPO / "config" / "schema" / "datasets.schema.yaml"
 DEFAULT_LOCK = REPO / "config" / "datasets.lock.json"
-GRAPH_FORMATS = ("dimacs", "snap", "mtx")
-TERRAIN_FORMATS = ("grass_ascii", "esri_ascii", "npy", "npz")
+GRAPH_FORMATS = ("dimacs", "snap", "mtx", "pace")
+TERRAIN_FORMATS = ("grass_ascii", "esri_ascii", "geotiff", "npy", "npz")
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Dataset:
     standin: dict = field(default_factory=dict)
     package: str | None = None
     resource: str | None = None
+    topology: dict | None = None  # the real arcs without weights (PACE 2016) and a weight model
     notes: str = ""
     same_as: str | None = None  # the key whose file this one is
 

@@ -62,6 +62,12 @@ def evidence_table1(claims, runs, stats) -> dict:
             out[claim["claim_id"]] = Untestable(reason="not in this config")
             continue
         st, origin = stats[graph], stats[graph].get("origin") or {}
+        if origin.get("kind") == "real topology":
+            out[claim["claim_id"]] = Untestable(
+                reason="data: the real topology (PACE 2016 lists each road once, without the "
+                       "DIMACS file's parallel arcs) with synthetic weights is no test of the "
+                       "published statistics", data=data_of(stats, [graph]))
+            continue
         if origin.get("kind") != "real":
             out[claim["claim_id"]] = Untestable(
                 reason="data: a stand-in, built to the table's vertex and arc counts, is no test "

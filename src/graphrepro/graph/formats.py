@@ -1,13 +1,16 @@
-"""Readers for the three graph formats the documents' datasets come in, and a DIMACS writer.
+"""Readers for the graph formats the documents' datasets come in, and a DIMACS writer.
 
 - DIMACS 9th challenge ``.gr``: ``c`` comments, one ``p sp n m`` line, ``a u v w`` arcs, 1-based.
+- PACE 2016 ``.gr`` (the road topologies of ben-strasser/road-graphs-pace16): ``c`` comments,
+  ``p tw n m``, then one ``u v`` line per undirected edge, 1-based, no weights. Told from DIMACS
+  by its problem line, so ``.gr`` serves both; every edge becomes two arcs of weight 1.
 - SNAP edge lists ``.txt``: ``#`` comments, ``u v`` or ``u v w`` per line; ids as in the file, not
   necessarily contiguous. Without a weight column every arc weighs 1; arcs are taken as listed.
   SNAP's own header comment ``# Nodes: N Edges: M`` is checked where present.
 - MatrixMarket ``.mtx`` coordinate: banner, ``%`` comments, ``rows cols nnz``, ``i j [value]``,
   1-based; ``symmetric`` matrices give both arcs of each off-diagonal entry.
 
-Any of them may be gzip-compressed (``.gz``); a ``.tar.gz`` / ``.tgz`` archive (as SuiteSparse
+Any of them may be gzip- or xz-compressed (``.gz``, ``.xz``); a ``.tar.gz`` / ``.tgz`` archive (as SuiteSparse
 ships its matrices: ``<Name>/<Name>.mtx`` inside) is read without unpacking it to disk. The bulk of each file is tokenised by one numba
 loop over the raw bytes, so a malformed line is found without slowing the good path, and every
 error names the file, the line and the problem.
@@ -16,6 +19,7 @@ error names the file, the line and the problem.
 from __future__ import annotations
 
 import gzip
+import lzma
 import re
 import tarfile
 import zlib
@@ -27,7 +31,7 @@ import numpy as np
 from ..errors import GraphFormatError, InputError
 from .csr import CSRGraph
 
-FORMATS = ("dimacs", "snap", "mtx")
+FORMATS = ("dimacs", "snap", "mtx", "pace")
 _SUFFIXES = {".gr": "dimacs", ".txt": "snap", ".el": "snap", ".tsv": "snap", ".mtx": "mtx"}
 
 _OK, _BAD_NUMBER, _LINE_TYPE, _FIELD_COUNT, _TOO_MANY = range(5)
@@ -50,7 +54,7 @@ def detect_format(path) -> str:
     name = Path(path).name.lower()
     if _is_tar(name):
         return "mtx"  # the only format that comes in archives (SuiteSparse); the member is checked
-    if name.endswith(".gz"):
+    if name.endswith((".gz", ".xz")):
         name = name[:-3]
     suffix = Path(name).suffix
     if suffix not in _SUFFIXES:
@@ -82,8 +86,8 @@ def read_graph(path, format: str | None = None, name: str | None = None, *,
         raise GraphFormatError(path, None, "no such file")
     where, buf = _read_bytes(path)
     try:
-        if fmt == "dimacs":
-            graph = _read_dimacs(where, buf)
+        if fmt in ("dimacs", "pace"):
+            graph = _read_dimacs(where, buf, pace=fmt == "pace")
         elif fmt == "snap":
             graph = _read_snap(where, buf, snap_vertices)
         else:
@@ -96,7 +100,7 @@ def read_graph(path, format: str | None = None, name: str | None = None, *,
 
 def _stem(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".tgz", ".tar", ".gr", ".txt", ".mtx", ".el", ".tsv"):
+    for suffix in (".gz", ".xz", ".tgz", ".tar", ".gr", ".txt", ".mtx", ".el", ".tsv"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name
@@ -110,9 +114,13 @@ def _read_bytes(path: Path) -> tuple[str, np.ndarray]:
         if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rb") as f:
                 data = f.read()
+        elif path.name.lower().endswith(".xz"):
+            with lzma.open(path, "rb") as f:
+                data = f.read()
         else:
             data = path.read_bytes()
-    except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError, zlib.error) as e:
+    except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError, zlib.error,
+            lzma.LZMAError) as e:
         what = e.strerror if isinstance(e, OSError) and e.strerror else e
         raise GraphFormatError(path, None, f"cannot read: {what}") from None
     return str(path), np.frombuffer(data, dtype=np.uint8)
@@ -291,15 +299,20 @@ def _ints(path, number, fields, what):
 
 # --- DIMACS -----------------------------------------------------------------------------------
 
-def _read_dimacs(path, buf) -> CSRGraph:
+def _read_dimacs(path, buf, pace: bool = False) -> CSRGraph:
     for number, next_pos, text in _header_lines(buf):
         if not text or text.startswith("c"):
             continue
         fields = text.split()
         if fields[0] != "p":
             raise GraphFormatError(path, number, "arc before the 'p sp n m' problem line")
+        if len(fields) == 4 and fields[1] == "tw":
+            return _read_pace(path, buf, number, next_pos, fields)
+        if pace:
+            raise GraphFormatError(path, number, "problem line must be 'p tw <vertices> <edges>'")
         if len(fields) != 4 or fields[1] != "sp":
-            raise GraphFormatError(path, number, "problem line must be 'p sp <vertices> <arcs>'")
+            raise GraphFormatError(path, number, "problem line must be 'p sp <vertices> <arcs>' "
+                                   "(DIMACS) or 'p tw <vertices> <edges>' (PACE 2016)")
         n, m = _ints(path, number, fields[2:], "problem line")
         if n < 0 or m < 0:
             raise GraphFormatError(path, number, "negative count in the problem line")
@@ -315,6 +328,23 @@ def _read_dimacs(path, buf) -> CSRGraph:
     body.check_range(1, 1, n, "vertex")
     body.check_weights(2)
     return CSRGraph.from_arcs(n, cols[:, 0] - 1, cols[:, 1] - 1, cols[:, 2], base=1)
+
+
+def _read_pace(path, buf, number, next_pos, fields) -> CSRGraph:
+    """PACE 2016: ``p tw n m`` and m undirected edges ``u v``; each edge both ways, weight 1."""
+    n, m = _ints(path, number, fields[2:], "problem line")
+    if n < 0 or m < 0:
+        raise GraphFormatError(path, number, "negative count in the problem line")
+    body = _Body(path, buf, next_pos, None, "c", 2, "'u v' or a 'c' comment")
+    cols = body.columns
+    if len(cols) != m:
+        raise GraphFormatError(path, number, f"the problem line announces {m} edges but the file "
+                               f"has {len(cols)}")
+    body.check_range(0, 1, n, "vertex")
+    body.check_range(1, 1, n, "vertex")
+    u, v = cols[:, 0] - 1, cols[:, 1] - 1
+    return CSRGraph.from_arcs(n, np.concatenate([u, v]), np.concatenate([v, u]),
+                              np.ones(2 * len(cols), dtype=np.int32), base=1)
 
 
 def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:

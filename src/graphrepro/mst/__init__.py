@@ -82,7 +82,7 @@ def from_graph(graph) -> EdgeList:
 
 
 def _read_graph_file(path, fmt=None) -> EdgeList:
-    from ..cli import load_graph
+    from ..graph.load import load_graph
 
     return from_graph(load_graph(path, fmt))
 

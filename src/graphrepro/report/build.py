@@ -199,7 +199,8 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         provenances=_provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
-        stand_ins=_stand_ins(results), terrains=_terrains(results))
+        stand_ins=_stand_ins(results), terrains=_terrains(results),
+        standins=_standins(results), terrain_compare=_terrain_compare(results))
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     tmp.write_text(html)
@@ -239,6 +240,40 @@ def _stand_ins(results: Path) -> list[dict]:
                     "vertices": record["stats"]["vertices"], "arcs": record["stats"]["arcs"],
                     "sources": len(record["sources"]), "seed": record["seed"]})
     return out
+
+
+def _standins(results: Path) -> dict | None:
+    """The `standins` table (road stand-ins against the real graphs at hand), if it was made."""
+    path = results / "standins" / "standins.csv"
+    if not path.is_file():
+        return None
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if not len(df):
+        return {"table": None, "summary": None}
+    goals = df[df["graph"] == "stand-in"]
+    met = [r["dataset"] for _, r in goals.iterrows() if r["goal"] == "meets"]
+    missed = [f"{r['dataset']} ({r['goal'][len('misses: '):]})" for _, r in goals.iterrows()
+              if r["goal"] != "meets"]
+    summary = (f"Goal met by {', '.join(met) or 'none'}"
+               + (f"; missed by {'; '.join(missed)}" if missed else "") + ".")
+    for key in df.loc[df["harish_median"] != "", "dataset"].unique():
+        pair = df[df["dataset"] == key].set_index("graph")["harish_median"]
+        if {"real", "stand-in"} <= set(pair.index):
+            summary += (f" Harish iterations on {key} (not part of the goal): stand-in median "
+                        f"{pair['stand-in']}, real {pair['real']}.")
+    return {"table": _html_table(df), "summary": summary}
+
+
+def _terrain_compare(results: Path) -> dict | None:
+    """gerritsen2012 per-block timings on a real terrain beside its stand-in's, if made."""
+    path = results / "standins" / "terrain_compare.csv"
+    if not path.is_file():
+        return None
+    meta = path.with_suffix(".json")
+    what = json.loads(meta.read_text()) if meta.is_file() else {}
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return {"table": _html_table(df), "real": what.get("real", ""),
+            "standin": what.get("stand-in", "")}
 
 
 def _terrains(results: Path) -> list[dict]:

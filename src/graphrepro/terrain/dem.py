@@ -2,7 +2,8 @@
 
 A DEM is recognised by content, not only by name: GRASS ASCII (Listing 1.1's ``north:`` ...
 ``cols:`` header) or ESRI ASCII (``ncols`` ...), as ``.asc``, ``.txt`` or any other name, gzip
-allowed; a ``.npy`` array; or a ``.zgrid`` this package converted. The graph is the converted grid
+allowed; a GeoTIFF (``.tif``, read by ``geotiff``); a ``.npy`` array; or a ``.zgrid`` this
+package converted. The graph is the converted grid
 of section 1.5.1: unknown (nodata or negative) values become 0, values round to the nearest
 integer, the grid is padded with 0 on the right and at the bottom to a power-of-two square, and
 vertex ids are row-major over that square from 0 (the thesis's numbering), 8 neighbours, no wrap.
@@ -46,7 +47,7 @@ def is_dem(path) -> bool:
     """Whether ``path`` holds an elevation grid rather than a graph file."""
     path = Path(path)
     name = path.name.lower()
-    if name.endswith((".npy", ".zgrid")):
+    if name.endswith((".npy", ".zgrid", ".tif", ".tiff")):
         return True
     if name.endswith((".gr", ".gr.gz", ".mtx", ".mtx.gz", ".npz")):
         return False  # graph formats with their own headers: never sniffed
@@ -118,7 +119,7 @@ def dem_graph(path, name: str | None = None):
 
 def _stem(path) -> str:
     name = Path(path).name
-    for suffix in (".gz", ".asc", ".txt", ".npy", ".zgrid"):
+    for suffix in (".gz", ".asc", ".txt", ".npy", ".zgrid", ".tif", ".tiff"):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name

@@ -190,10 +190,16 @@ def _load_npy(path: Path) -> np.ndarray:
 
 
 def convert_file(path, output, *, dtype: str = "uint16", source: dict | None = None) -> dict:
-    """Convert a GRASS/ESRI ASCII grid (gzip allowed), .npy or .npz file to ``output``."""
+    """Convert a GRASS/ESRI ASCII grid (gzip allowed), GeoTIFF, .npy or .npz file to ``output``."""
+    from .geotiff import UNKNOWN, GeoTiff, is_geotiff
+
     path = Path(path)
     source = dict(source or {}, file=str(path))
     name = path.name.lower()
+    if is_geotiff(path):
+        tif = GeoTiff(path)
+        source.update(header=tif.header(), dialect="geotiff")
+        return convert_array(tif.array(), output, source=source, dtype=dtype, nodata=UNKNOWN)
     if name.endswith(".npy"):
         return convert_array(_load_npy(path), output, source=source, dtype=dtype)
     if name.endswith(".npz"):
