@@ -261,7 +261,7 @@ def _standins(results: Path) -> dict | None:
         if {"real", "stand-in"} <= set(pair.index):
             summary += (f" Harish iterations on {key} (not part of the goal): stand-in median "
                         f"{pair['stand-in']}, real {pair['real']}.")
-    return {"table": _html_table(df), "summary": summary}
+    return {"table": html_table(df, "t-standins"), "summary": summary}
 
 
 def _terrain_compare(results: Path) -> dict | None:
@@ -272,7 +272,7 @@ def _terrain_compare(results: Path) -> dict | None:
     meta = path.with_suffix(".json")
     what = json.loads(meta.read_text()) if meta.is_file() else {}
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return {"table": _html_table(df), "real": what.get("real", ""),
+    return {"table": html_table(df, "t-terrain-compare"), "real": what.get("real", ""),
             "standin": what.get("stand-in", "")}
 
 
