@@ -14,6 +14,7 @@ hand, and offline mirrors all pass the same check.
 from __future__ import annotations
 
 import gzip
+import lzma
 import re
 import tarfile
 import zlib
@@ -47,7 +48,7 @@ def _chunks(path: Path, name: str):
             while block := f.read(CHUNK):
                 yield block
         return
-    opener = gzip.open if name.endswith(".gz") else open
+    opener = gzip.open if name.endswith(".gz") else lzma.open if name.endswith(".xz") else open
     with opener(path, "rb") as f:
         while block := f.read(CHUNK):
             yield block
@@ -92,16 +93,18 @@ def validate_dataset_file(path, record, *, name: str | None = None) -> dict:
     path = Path(path)
     name = (name or _name_of(path, record)).lower()
     fmt = record.format
-    starts = {"dimacs": b"acp", "snap": b"#", "mtx": b"%"}.get(fmt, b"")
+    starts = {"dimacs": b"acp", "pace": b"cp", "snap": b"#", "mtx": b"%"}.get(fmt, b"")
     lines = _Lines(starts)
     try:
         if fmt in ("npy", "npz"):
             return _check_numpy(path, record)
+        if fmt == "geotiff":
+            return _check_tiff(path)
         for block in _chunks(path, name):
             lines.feed(block)
     except InvalidDatasetFile:
         raise
-    except (OSError, EOFError, zlib.error, tarfile.TarError) as e:
+    except (OSError, EOFError, zlib.error, tarfile.TarError, lzma.LZMAError) as e:
         if isinstance(e, (FileNotFoundError, PermissionError)):
             raise
         raise InvalidDatasetFile(f"not a whole {'gzip ' if name.endswith('gz') else ''}file: "
@@ -111,11 +114,11 @@ def validate_dataset_file(path, record, *, name: str | None = None) -> dict:
         raise InvalidDatasetFile("an HTML page, not the dataset (a login, error or mirror page?)")
     if lines.size == 0:
         raise InvalidDatasetFile("empty")
-    if lines.prev != b"\n" and not name.endswith((".gz", ".tgz", ".tar")):
+    if lines.prev != b"\n" and not name.endswith((".gz", ".xz", ".tgz", ".tar")):
         # no CRC guards a plain file's end: a cut inside the last line would still count it
         raise InvalidDatasetFile("the last line has no newline (a truncated file?)")
     text = lines.head.decode("utf-8", "replace")
-    check = {"dimacs": _dimacs, "snap": _snap, "mtx": _mtx, "grass_ascii": _grass,
+    check = {"dimacs": _dimacs, "pace": _pace, "snap": _snap, "mtx": _mtx, "grass_ascii": _grass,
              "esri_ascii": _esri}.get(fmt)
     return check(text, lines, record) if check else {}
 
@@ -137,6 +140,38 @@ def _dimacs(text, lines, ds) -> dict:
         raise InvalidDatasetFile(f"{found:,} arc lines, the 'p sp' line announces {arcs:,} "
                                  f"(a truncated file?)")
     return {"vertices": n, "arcs": arcs}
+
+
+def _pace(text, lines, ds) -> dict:
+    """PACE 2016 road topologies: ``p tw n m``, then one ``u v`` line per undirected edge."""
+    m = re.search(r"^p\s+tw\s+(\d+)\s+(\d+)\s*$", text, re.M)
+    if not m:
+        raise InvalidDatasetFile("no 'p tw <vertices> <edges>' line in the header: not PACE 2016")
+    n, edges = int(m.group(1)), int(m.group(2))
+    _expect("the 'p tw' line announces vertices", n, ds.vertices)
+    found = lines.lines - lines.by_start[ord("c")] - lines.by_start[ord("p")] - lines.blank
+    if found != edges:
+        raise InvalidDatasetFile(f"{found:,} edge lines, the 'p tw' line announces {edges:,} "
+                                 f"(a truncated file?)")
+    return {"vertices": n, "edges": edges}
+
+
+def _check_tiff(path: Path) -> dict:
+    """A GeoTIFF must at least be a TIFF that tifffile opens with one 2-D image."""
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic[:2] not in (b"II", b"MM"):
+        raise InvalidDatasetFile("not a TIFF file (no II/MM byte-order mark)")
+    try:
+        import tifffile
+
+        with tifffile.TiffFile(path) as tif:
+            shape = tif.pages[0].shape
+    except Exception as e:  # noqa: BLE001  (any reader failure means: not this dataset)
+        raise InvalidDatasetFile(f"not a readable TIFF: {e}") from None
+    if len(shape) < 2:
+        raise InvalidDatasetFile(f"a TIFF without a 2-D image (shape {shape})")
+    return {"rows": int(shape[0]), "cols": int(shape[1])}
 
 
 def _snap(text, lines, ds) -> dict:
