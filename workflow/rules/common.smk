@@ -90,3 +90,76 @@ for _name in config["targets"]:
         resolve(_run)
     for _g in target_graphs(_name):
         graph_config(_g)
+
+
+# ---- Where jobs run and what they ask for (README "On a SLURM cluster") ----------------------
+# `timing` tokens keep timed jobs apart: a GPU-timed job holds one token and one `gpu`, a
+# CPU-timed job holds every token. The default profile gives one token (one timed job at a time on
+# this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, one per GPU, each
+# bound to its own device (graphrepro/placement.py), while a CPU-timed job still runs alone.
+# The slurm profile scopes `timing` and `gpu` to each submitted job (`local`), so the cluster is
+# not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu / timed_gpu).
+CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive",
+           "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
+_timing = workflow.global_resources.get("timing")
+TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
+
+
+def dense_vertices(name):
+    cfg = (config["graphs"].get(name) or {}).get("dense")
+    return int(cfg["vertices"]) if cfg else 0
+
+
+def graph_mem_mb(name, input_mb=0.0):
+    """Memory for a step that holds graph `name`: a dense graph's int32 matrix is generated where
+    used (20480 vertices: 1.7 GB, more than snakemake's 1000 MB default); a CSR cache (`input_mb`
+    on disk, compressed) takes about 8 times its file size once loaded with its reverse."""
+    n = dense_vertices(name)
+    return int(1024 + (1.25 * n * n * 4 / 1e6 if n else 8 * input_mb))
+
+
+def timed_threads(device):
+    """A CPU-timed job ("cpu", or "cpu+gpu": CPU and GPU phases timed in one job) takes the whole
+    machine here (its numba-parallel baselines use every core and nothing untimed runs beside it);
+    on a cluster, `cluster: cpu_threads` (its node is its own under --exclusive anyway). A
+    GPU-timed job needs one host thread."""
+    if device == "gpu":
+        return 1
+    return max(workflow.cores or 1, 1) if workflow.local_exec else int(CLUSTER["cpu_threads"])
+
+
+def timed_resources(device, mem_mb=2048, runtime=60):
+    """Every resource of a timed job on `device` ("cpu", "gpu" or "cpu+gpu")."""
+    gpu = "gpu" in device
+    alone = "cpu" in device  # timed on the CPU too: no other timed job beside it
+    return {
+        "timing": TIMING_TOKENS if alone else 1,
+        "gpu": 1 if gpu else 0,
+        "mem_mb": int(mem_mb),
+        "runtime": max(1, int(runtime * float(CLUSTER["runtime_scale"]))),
+        "slurm_extra": CLUSTER["timed_cpu" if alone else "timed_gpu"],
+        "gpu_model": CLUSTER["gpu_model"] if gpu else "",  # --gpus=MODEL:1 where set
+    }
+
+
+def timed(device_of, mem_of=None, runtime=60):
+    """`resources: **timed(...)` for a timed rule: device_of(wildcards) says "cpu", "gpu" or "cpu+gpu",
+    mem_of(wildcards, input) the memory (default 2 GB), runtime is in minutes."""
+
+    def one(key):
+        return lambda wildcards: timed_resources(device_of(wildcards), 0, runtime)[key]
+
+    def mem(wildcards, input):
+        return mem_of(wildcards, input) if mem_of else 2048
+
+    res = {key: one(key) for key in timed_resources("cpu") if key != "mem_mb"}
+    return {**res, "mem_mb": mem}
+
+
+def terrain_mem_mb(wildcards, input):
+    """A terrain step holds a few arrays of the grid's size (the .zgrid is 2 bytes a cell)."""
+    return int(2048 + 16 * input.size_mb)
+
+
+def solver_device(run_id):
+    return "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"

@@ -43,6 +43,13 @@ def dataset_outputs():
     return [f"{RES}/graphs/{g}.npz" for g in DATASET_GRAPHS] + terrain_outputs()
 
 
+# Downloads run where snakemake runs (a login node has the network; compute nodes often do not).
+localrules:
+    dataset_graph,
+    convert_dem,
+    datasets,
+
+
 rule dataset_graph:
     output:
         f"{RES}/graphs/{{graph}}.npz",
@@ -51,6 +58,8 @@ rule dataset_graph:
         graph=_one_of(DATASET_GRAPHS),
     params:
         args=lambda w: dataset_graph_args(w.graph),
+    resources:
+        mem_mb=lambda w: graph_mem_mb(w.graph, 200),  # a real road graph of ~100 MB, parsed
     log:
         f"{RES}/logs/datasets/{{graph}}.log",
     conda:

@@ -27,9 +27,10 @@ rule gerritsen2012_sssp_bench:
     params:
         table=lambda w: w.name.replace("gerritsen2012_", ""),
         settings=lambda w: shlex.quote(json.dumps(config["targets"][w.name].get("settings") or {})),
+    threads: timed_threads("cpu+gpu")
     resources:
-        timing=1,
-        gpu=1,
+        # CPU and GPU phases are timed in the same job: it holds a GPU and the whole machine
+        **timed(lambda w: "cpu+gpu", terrain_mem_mb, runtime=120),
     log:
         f"{RES}/logs/benchmarks/{{name}}.log",
     conda:

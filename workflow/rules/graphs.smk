@@ -1,8 +1,16 @@
+# A graph's generate -> convert -> sources chain is one job on a cluster (group graph_prep; the
+# slurm profile puts several graphs in one); the dense descriptor is a few bytes, made here.
+localrules:
+    dense_graph,
+
+
 rule generate_graph:
     output:
         f"{RES}/graphs/{{graph}}.gr",
     params:
         args=lambda w: generate_args(w.graph),
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/generate/{{graph}}.log",
     conda:
@@ -20,6 +28,11 @@ rule convert_graph:
         graph=_one_of(FILE_GRAPHS),  # registry datasets: rule dataset_graph (datasets.smk)
     params:
         reweight=lambda w: reweight_args(graph_config(w.graph)),
+    resources:
+        mem_mb=lambda w, input: int(1024 + 4 * input.size_mb),  # text in, arrays out
+        runtime=30,
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/convert/{{graph}}.log",
     conda:
@@ -39,6 +52,12 @@ rule draw_sources:
         seed=config["seed"],
         stands_for=lambda w: (f"--stands-for '{graph_config(w.graph)['stands_for']}'"
                               if graph_config(w.graph).get("stands_for") else ""),
+    resources:
+        # the reference Dijkstra from every source, on the whole graph (a dense one's matrix)
+        mem_mb=lambda w, input: graph_mem_mb(w.graph, input.size_mb),
+        runtime=60,
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/sources/{{graph}}.log",
     conda:

@@ -1,3 +1,7 @@
+localrules:
+    report,
+
+
 rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],

@@ -1,3 +1,8 @@
+# A table and a figure from small CSVs: quicker here than an sbatch each.
+localrules:
+    compare_target,
+
+
 rule compare_target:
     input:
         runs=lambda w: target_runs(w.target),
@@ -28,9 +33,10 @@ rule transfer_benchmark:
     params:
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
+    threads: 1
     resources:
-        timing=1,
-        gpu=1,
+        **timed(lambda w: "gpu", lambda w, input: max(
+            graph_mem_mb(g) for g in config["targets"]["an2017_transfers"]["graphs"])),
     log:
         f"{RES}/logs/benchmarks/an2017_transfers.log",
     conda:
