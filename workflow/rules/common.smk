@@ -3,6 +3,7 @@ import json
 import re
 import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
@@ -11,6 +12,12 @@ from graphrepro.solvers import parse_run_id, resolve
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
+CONDA_GPU_ENV = os.path.join(workflow.basedir, "envs", "graphrepro-gpu.yaml")  # + CUDA libs, cupy
+
+
+def conda_env(device):
+    """The smallest env a job on `device` needs: the CUDA libraries only where a GPU is timed."""
+    return CONDA_GPU_ENV if "gpu" in device else CONDA_ENV
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = f"PYTHONPATH={SRC} python"  # --sdm conda: the env's interpreter, our package from source
 else:
@@ -125,7 +132,10 @@ def timed_threads(device):
     GPU-timed job needs one host thread."""
     if device == "gpu":
         return 1
-    return max(workflow.cores or 1, 1) if workflow.local_exec else int(CLUSTER["cpu_threads"])
+    try:
+        return max(workflow.cores, 1)
+    except WorkflowError:  # no --cores: jobs are submitted (--executor slurm), not run here
+        return int(CLUSTER["cpu_threads"])
 
 
 def timed_resources(device, mem_mb=2048, runtime=60):
@@ -163,3 +173,17 @@ def terrain_mem_mb(wildcards, input):
 
 def solver_device(run_id):
     return "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"
+
+
+# Functions of runs.smk and gerritsen2012_sssp.smk (snakemake --lint: rules and functions apart)
+def calibration_file(w):
+    """safari2017's N comes from Harish's runs on the same graph: those run first."""
+    by = resolve(w.solver)[0].calibrated_by
+    return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
+
+
+def sssp_terrain(name):
+    terrains = config["targets"][name].get("terrains") or []
+    if len(terrains) != 1:
+        raise ValueError(f"target {name} needs exactly one terrain under terrains:")
+    return f"{RES}/terrain/{terrains[0]}.zgrid"

@@ -35,7 +35,7 @@ rule gerritsen2012_mst_blocks:
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(g12_device(w.variant))
     shell:
         "{PY} -m graphrepro mst-blocks {input} --variant {wildcards.variant} {params.args} "
         "--output {output} 2> {log}"
@@ -58,7 +58,7 @@ rule gerritsen2012_mst_io_sweep:
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
     conda:
-        CONDA_ENV
+        conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     shell:
         "{PY} -m graphrepro mst-io {input} {params.args} --output {output} 2> {log}"
 
@@ -91,7 +91,7 @@ rule gerritsen2012_mst_phases:
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(w.device)
     shell:
         "{PY} -m graphrepro mst-io {input} --variant {params.variant} {params.args} "
         "--output {output} 2> {log}"

@@ -10,13 +10,6 @@ for _t in GERRITSEN_SSSP:  # a misspelt terrain fails here, before anything runs
             raise ValueError(f"target {_t} names terrain {_terrain!r}, which is not under terrains:")
 
 
-def sssp_terrain(name):
-    terrains = config["targets"][name].get("terrains") or []
-    if len(terrains) != 1:
-        raise ValueError(f"target {name} needs exactly one terrain under terrains:")
-    return f"{RES}/terrain/{terrains[0]}.zgrid"
-
-
 rule gerritsen2012_sssp_bench:
     input:
         lambda w: sssp_terrain(w.name),
@@ -34,7 +27,7 @@ rule gerritsen2012_sssp_bench:
     log:
         f"{RES}/logs/benchmarks/{{name}}.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{PY} -m graphrepro sssp-experiment {params.table} --terrain {input} "
         "--settings {params.settings} --workdir {RES}/work/{wildcards.name} --output {output} 2> {log}"

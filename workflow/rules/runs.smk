@@ -1,9 +1,3 @@
-def calibration_file(w):
-    """safari2017's N comes from Harish's runs on the same graph: those run first."""
-    by = resolve(w.solver)[0].calibrated_by
-    return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
-
-
 localrules:
     calibrate,
 
@@ -37,12 +31,13 @@ rule run_solver:
         # no run's time includes another's load: see timed_resources (common.smk)
         **timed(lambda w: solver_device(w.solver), lambda w, input: graph_mem_mb(w.graph, input.size_mb)),
     group:
-        # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs
-        lambda w: f"{solver_device(w.solver)}_runs"
+        # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
+        # that wait for another's calibration (LBR after Harish) go in groups of their own
+        lambda w: f"{solver_device(w.solver)}_runs" + ("_calibrated" if calibration_file(w) else "")
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(solver_device(w.solver))
     shell:
         "{PY} -m graphrepro run {input.graph} --solver {wildcards.solver} --sources {input.sources} "
         "--trials {params.trials} --warmup {params.warmup} {params.calibration} --output {output} 2> {log}"
@@ -65,9 +60,10 @@ rule run_solver_shard:
         graph=_one_of(SHARDED),
         shard=r"\d+",
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
-        calibration=lambda w, input: f"--calibration {input.calibration}" if input.calibration else "",
+        calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
     threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
@@ -75,11 +71,11 @@ rule run_solver_shard:
     log:
         f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{PY} -m graphrepro run {input.graph} --solver {wildcards.solver} --sources {input.sources} "
-        "--trials {params.trials} --warmup {params.warmup} {params.calibration} "
-        "--shard {params.shard} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "{params.calibration:q} --shard {params.shard:q} --output {output:q} 2> {log:q}"
 
 
 localrules:
@@ -93,12 +89,14 @@ rule merge_run_shards:
         f"{RES}/runs/{{graph}}/{{solver}}.csv",
     wildcard_constraints:
         graph=_one_of(SHARDED),
+    params:
+        py=PY,
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.merge.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro merge-runs {input} --output {output} 2> {log}"
+        "{params.py:q} -m graphrepro merge-runs {input:q} --output {output:q} 2> {log:q}"
 
 
 ruleorder: merge_run_shards > run_solver

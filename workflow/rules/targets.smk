@@ -40,7 +40,7 @@ rule transfer_benchmark:
     log:
         f"{RES}/logs/benchmarks/an2017_transfers.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{PY} -m graphrepro transfers {input.graphs} --sources {input.sources} "
         "--trials {params.trials} --warmup {params.warmup} --output {output} 2> {log}"
