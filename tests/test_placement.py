@@ -117,3 +117,51 @@ def test_merged_shards_equal_a_whole_run_timings_aside(tmp_path):
     prov = json.loads(merged.with_suffix(".provenance.json").read_text())
     assert [s["config_hash"] is not None for s in prov["shards"]] == [True] * 3
     assert "placement" in prov
+
+
+@pytest.mark.slow
+def test_workflow_shards_runs_over_two_pretend_gpus(tmp_path):
+    """`--resources gpu=2 timing=2` with `shards: 2`: each shard a timed job bound to one device
+    (GRAPHREPRO_GPUS=0,1 pretends two GPUs; kernels run in the simulator), merged tables equal to
+    an unsharded run's, timings aside."""
+    repo = SRC.parent
+    base = """\
+results: results
+report: reports/index.html
+reference: {ref}
+seed: 1
+measure: {{sources: 4, trials: 1, warmup: 0}}
+graphs:
+  road_6x6:
+    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
+{shards}
+targets:
+  safari2017_table2: {{graphs: [road_6x6], runs: [dijkstra, harish]}}
+"""
+    tables = {}
+    for name, shards in (("whole", ""), ("sharded", "    shards: 2")):
+        work = tmp_path / name
+        work.mkdir()
+        cfg = work / "config.yaml"
+        cfg.write_text(base.format(ref=work / "none", shards=shards))
+        env = {**os.environ, "PYTHONPATH": str(SRC), "GRAPHREPRO_GPUS": "0,1",
+               "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
+        result = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(work),
+             "results/targets/safari2017_table2.csv", "--cores", "2", "--resources", "gpu=2",
+             "timing=2", "--replace-workflow-config", "--configfile", str(cfg)],
+            capture_output=True, text=True, env=env, timeout=600)
+        assert result.returncode == 0, result.stderr[-4000:]
+        tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
+    assert sorted(tables["whole"]) == sorted(tables["sharded"]) == ["dijkstra", "harish"]
+    for run, whole in tables["whole"].items():
+        timing = [c for c in whole.columns if c.endswith("_ms") or "time" in c or c == "device_name"]
+        pd.testing.assert_frame_equal(whole.drop(columns=timing),
+                                      tables["sharded"][run].drop(columns=timing), obj=run)
+    shard_dir = tmp_path / "sharded" / "results" / "shards" / "road_6x6"
+    seen = []
+    for prov in sorted(shard_dir.glob("harish.*.provenance.json")):
+        place = json.loads(prov.read_text())["placement"]
+        assert place["bound_from"] == ["0", "1"] and place["cuda_visible_devices"] in ("0", "1")
+        seen.append(place["cuda_visible_devices"])
+    assert len(seen) == 2
