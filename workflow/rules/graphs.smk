@@ -1,5 +1,6 @@
 # A graph's generate -> convert -> sources chain is one job on a cluster (group graph_prep; the
-# slurm profile puts several graphs in one); the dense descriptor is a few bytes, made here.
+# slurm profile puts several graphs in one, run one step at a time: `prep` is 1 within a job);
+# the dense descriptor is a few bytes, made here.
 localrules:
     dense_graph,
 
@@ -7,8 +8,13 @@ localrules:
 rule generate_graph:
     output:
         f"{RES}/graphs/{{graph}}.gr",
+    wildcard_constraints:
+        graph=_one_of([g for g, c in config["graphs"].items() if "generate" in c]),
     params:
         args=lambda w: generate_args(w.graph),
+    resources:
+        prep=1,
+        runtime=10,
     group:
         "graph_prep"
     log:
@@ -25,12 +31,15 @@ rule convert_graph:
     output:
         f"{RES}/graphs/{{graph}}.npz",
     wildcard_constraints:
-        graph=_one_of(FILE_GRAPHS),  # registry datasets: rule dataset_graph (datasets.smk)
+        # registry datasets: rule dataset_graph (datasets.smk); dense ones: rule dense_graph (a
+        # group job that finds a dense descriptor made outside it must not try to convert it)
+        graph=_one_of([g for g in FILE_GRAPHS if g not in dense_graph_names()]),
     params:
         reweight=lambda w: reweight_args(graph_config(w.graph)),
     resources:
         mem_mb=lambda w, input: int(1024 + 4 * input.size_mb),  # text in, arrays out
-        runtime=30,
+        runtime=10,
+        prep=1,
     group:
         "graph_prep"
     log:
@@ -55,7 +64,8 @@ rule draw_sources:
     resources:
         # the reference Dijkstra from every source, on the whole graph (a dense one's matrix)
         mem_mb=lambda w, input: graph_mem_mb(w.graph, input.size_mb),
-        runtime=60,
+        runtime=20,
+        prep=1,
     group:
         "graph_prep"
     log:
