@@ -3,7 +3,6 @@ import json
 import re
 import sys
 
-from snakemake.exceptions import WorkflowError
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
@@ -110,6 +109,8 @@ CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusiv
            "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
 _timing = workflow.global_resources.get("timing")
 TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
+_nodes = workflow.global_resources.get("_nodes")
+SUBMITTED = getattr(_nodes, "value", _nodes) is not None  # --jobs N: jobs go to an executor
 
 
 def dense_vertices(name):
@@ -117,12 +118,30 @@ def dense_vertices(name):
     return int(cfg["vertices"]) if cfg else 0
 
 
-def graph_mem_mb(name, input_mb=0.0):
+def graph_arcs(name):
+    """Arcs of graph `name` as its config says (a dense graph: its n^2 matrix entries), known
+    before the graph exists, so a dry run shows every job's memory."""
+    cfg = graph_config(name)
+    if "dense" in cfg:
+        return dense_vertices(name) ** 2
+    if "generate" in cfg:
+        gen = cfg["generate"]
+        return int(gen.get("arcs") or 4 * gen.get("rows", 1) * gen.get("cols", 1))
+    if "dataset" in cfg:
+        from graphrepro.datasets import load_registry
+
+        ds = load_registry(REGISTRY).get(cfg["dataset"])
+        return int(((ds.arcs if ds else 0) or 0) * cfg.get("scale", 1.0))
+    path = cfg.get("file", "")
+    return int(os.path.getsize(path) / 10) if os.path.exists(path) else 0  # ~10 bytes a text arc
+
+
+def graph_mem_mb(name, factor=1.0):
     """Memory for a step that holds graph `name`: a dense graph's int32 matrix is generated where
-    used (20480 vertices: 1.7 GB, more than snakemake's 1000 MB default); a CSR cache (`input_mb`
-    on disk, compressed) takes about 8 times its file size once loaded with its reverse."""
+    used (20480 vertices: 1.7 GB, so 2.7 GB asked; snakemake's default is 1000 MB); a CSR graph
+    about 48 bytes an arc with its reverse and the solver's arrays. `factor` for text parsing."""
     n = dense_vertices(name)
-    return int(1024 + (1.25 * n * n * 4 / 1e6 if n else 8 * input_mb))
+    return int(1024 + factor * (1.25 * n * n * 4 / 1e6 if n else 48 * graph_arcs(name) / 1e6))
 
 
 def timed_threads(device):
@@ -132,10 +151,9 @@ def timed_threads(device):
     GPU-timed job needs one host thread."""
     if device == "gpu":
         return 1
-    try:
-        return max(workflow.cores, 1)
-    except WorkflowError:  # no --cores: jobs are submitted (--executor slurm), not run here
-        return int(CLUSTER["cpu_threads"])
+    if SUBMITTED:
+        return int(CLUSTER["cpu_threads"])  # (run here after all, snakemake caps it at --cores)
+    return max(workflow.cores, 1)
 
 
 def timed_resources(device, mem_mb=2048, runtime=60):
@@ -154,16 +172,13 @@ def timed_resources(device, mem_mb=2048, runtime=60):
 
 def timed(device_of, mem_of=None, runtime=60):
     """`resources: **timed(...)` for a timed rule: device_of(wildcards) says "cpu", "gpu" or "cpu+gpu",
-    mem_of(wildcards, input) the memory (default 2 GB), runtime is in minutes."""
+    mem_of(wildcards[, input]) the memory in MB (default 2 GB), runtime is in minutes."""
 
     def one(key):
         return lambda wildcards: timed_resources(device_of(wildcards), 0, runtime)[key]
 
-    def mem(wildcards, input):
-        return mem_of(wildcards, input) if mem_of else 2048
-
     res = {key: one(key) for key in timed_resources("cpu") if key != "mem_mb"}
-    return {**res, "mem_mb": mem}
+    return {**res, "mem_mb": mem_of or 2048}
 
 
 def terrain_mem_mb(wildcards, input):

@@ -59,7 +59,7 @@ rule dataset_graph:
     params:
         args=lambda w: dataset_graph_args(w.graph),
     resources:
-        mem_mb=lambda w: graph_mem_mb(w.graph, 200),  # a real road graph of ~100 MB, parsed
+        mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # a real file parsed, or a stand-in made
     log:
         f"{RES}/logs/datasets/{{graph}}.log",
     conda:

@@ -37,7 +37,7 @@ rule convert_graph:
     params:
         reweight=lambda w: reweight_args(graph_config(w.graph)),
     resources:
-        mem_mb=lambda w, input: int(1024 + 4 * input.size_mb),  # text in, arrays out
+        mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # text in, arrays out
         runtime=10,
         prep=1,
     group:
@@ -63,7 +63,7 @@ rule draw_sources:
                               if graph_config(w.graph).get("stands_for") else ""),
     resources:
         # the reference Dijkstra from every source, on the whole graph (a dense one's matrix)
-        mem_mb=lambda w, input: graph_mem_mb(w.graph, input.size_mb),
+        mem_mb=lambda w: graph_mem_mb(w.graph),
         runtime=20,
         prep=1,
     group:

@@ -29,8 +29,7 @@ rule run_solver:
     threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
         # no run's time includes another's load: see timed_resources (common.smk)
-        **timed(lambda w: solver_device(w.solver), lambda w, input: graph_mem_mb(w.graph, input.size_mb),
-                runtime=15),
+        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     group:
         # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
         # that wait for another's calibration (LBR after Harish) go in groups of their own
@@ -68,7 +67,7 @@ rule run_solver_shard:
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
     threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
-        **timed(lambda w: solver_device(w.solver), lambda w, input: graph_mem_mb(w.graph, input.size_mb)),
+        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     log:
         f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
     conda:

@@ -35,7 +35,7 @@ rule transfer_benchmark:
         warmup=config["measure"]["warmup"],
     threads: 1
     resources:
-        **timed(lambda w: "gpu", lambda w, input: max(
+        **timed(lambda w: "gpu", lambda w: max(
             graph_mem_mb(g) for g in config["targets"]["an2017_transfers"]["graphs"])),
     log:
         f"{RES}/logs/benchmarks/an2017_transfers.log",
