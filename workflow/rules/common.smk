@@ -103,8 +103,9 @@ for _name in config["targets"]:
 # CPU-timed job holds every token. The default profile gives one token (one timed job at a time on
 # this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, one per GPU, each
 # bound to its own device (graphrepro/placement.py), while a CPU-timed job still runs alone.
-# The slurm profile scopes `timing` and `gpu` to each submitted job (`local`), so the cluster is
-# not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu / timed_gpu).
+# The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
+# cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
+# timed_gpu), and a group job runs its steps one at a time.
 CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive",
            "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
 _timing = workflow.global_resources.get("timing")
@@ -138,7 +139,7 @@ def graph_arcs(name):
 
 def graph_mem_mb(name, factor=1.0):
     """Memory for a step that holds graph `name`: a dense graph's int32 matrix is generated where
-    used (20480 vertices: 1.7 GB, so 2.7 GB asked; snakemake's default is 1000 MB); a CSR graph
+    used (20480 vertices: 1.7 GB, so 3.1 GB asked; snakemake's default is 1000 MB); a CSR graph
     about 48 bytes an arc with its reverse and the solver's arrays. `factor` for text parsing."""
     n = dense_vertices(name)
     return int(1024 + factor * (1.25 * n * n * 4 / 1e6 if n else 48 * graph_arcs(name) / 1e6))
@@ -181,9 +182,18 @@ def timed(device_of, mem_of=None, runtime=60):
     return {**res, "mem_mb": mem_of or 2048}
 
 
-def terrain_mem_mb(wildcards, input):
-    """A terrain step holds a few arrays of the grid's size (the .zgrid is 2 bytes a cell)."""
-    return int(2048 + 16 * input.size_mb)
+def terrain_mem_mb(wildcards):
+    """A terrain step holds a few arrays of its grid's size, padded to a power-of-two square: 16
+    bytes a cell of the largest configured terrain (registry rows x cols), known before any
+    terrain is converted so a dry run shows it."""
+    from graphrepro.datasets import load_registry
+
+    registry, cells = load_registry(REGISTRY), 0
+    for cfg in (config.get("terrains") or {}).values():
+        ds = registry.get(cfg["dataset"])
+        side = max((ds.rows or 0), (ds.cols or 0)) if ds else 0
+        cells = max(cells, (1 << max(side - 1, 0).bit_length()) ** 2 * cfg.get("scale", 1.0))
+    return int(2048 + 16 * cells / 1e6)
 
 
 def solver_device(run_id):
