@@ -212,3 +212,40 @@ def sssp_terrain(name):
     if len(terrains) != 1:
         raise ValueError(f"target {name} needs exactly one terrain under terrains:")
     return f"{RES}/terrain/{terrains[0]}.zgrid"
+
+
+def _rejoin_comma_wildcards():
+    """A job run elsewhere (a SLURM job, a group job) gets its wildcards as `--target-jobs
+    rule:graph=G,solver="lbr@k=4,t=2"`, and snakemake splits that at every comma, quotes or not
+    (snakemake issue 2366; the fix, PR 2659, is unmerged): the job would run `lbr@k=4` and miss
+    its output. Every run id with two parameters has a comma, so put the pieces back: a key that
+    is none of this workflow's wildcards belongs to the value before it."""
+    names = {"graph", "solver", "shard", "target", "variant", "which", "device", "name", "terrain"}
+    specs = workflow.dag_settings.target_jobs if workflow.dag_settings else None
+    if not specs:
+        return
+    fixed = []
+    for spec in specs:
+        wildcards = {}
+        for key, value in spec.wildcards_dict.items():
+            if key in names or not wildcards:
+                wildcards[key] = value
+            else:
+                last = next(reversed(wildcards))
+                wildcards[last] = f"{wildcards[last]},{key}={value}"
+        fixed.append(type(spec)(spec.rulename, wildcards))
+    object.__setattr__(workflow.dag_settings, "target_jobs", type(specs)(fixed))
+
+
+
+# The target jobs are known only once the DAG settings are (after this file is read): repair them
+# just before the DAG is built.
+_prepare_dag = workflow._prepare_dag
+
+
+def _prepare_dag_with_whole_wildcards(*args, **kwargs):
+    _rejoin_comma_wildcards()
+    return _prepare_dag(*args, **kwargs)
+
+
+workflow._prepare_dag = _prepare_dag_with_whole_wildcards
