@@ -16,7 +16,6 @@ from strategies import graphs_and_sources
 from graphrepro import mst
 from graphrepro.errors import GraphreproError, InputError, VerificationError
 from graphrepro.graph import write_dimacs
-from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import road_grid
 
 SOLVERS = ("kruskal", "prim", "scipy_mst", "bgl_kruskal", "bgl_prim")

@@ -493,12 +493,28 @@ def cmd_run(args) -> int:
     params = _params(args.param)
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
-    spec = RunSpec(args.solver, record["sources"], record["digests"], params,
-                   trials=args.trials, warmup=args.warmup)
+    sources, digests = record["sources"], record["digests"]
+    if args.shard:
+        from .harness.shards import parse_shard, shard_slice
+
+        part = shard_slice(len(sources), parse_shard(args.shard))
+        sources, digests = sources[part], digests[part]
+    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
     table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
     out = _atomic_write_csv(table, args.output)
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
-                       "trials": args.trials, "warmup": args.warmup, "sources": args.sources})
+                       "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
+                       **({"shard": args.shard} if args.shard else {})})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
+def cmd_merge_runs(args) -> int:
+    from .harness.shards import merge_provenance, merge_run_tables
+
+    shards = [Path(s) for s in args.shards]
+    out = _atomic_write_csv(merge_run_tables(shards), args.output)
+    prov = merge_provenance([s.with_suffix(".provenance.json") for s in shards])
     _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
@@ -1032,8 +1048,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--warmup", type=int, default=1)
     sp.add_argument("--param", action="append", metavar="KEY=VALUE")
     sp.add_argument("--calibration", help="a JSON written by `calibrate` (sets safari2017's N)")
+    sp.add_argument("--shard", metavar="I/N",
+                    help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("merge-runs", help="the run tables of one run's source shards, as one "
+                                           "table (in shard order)")
+    sp.add_argument("shards", nargs="+", help="run tables written by `run --shard I/N`, I = 0..N-1")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_merge_runs)
 
     sp = sub.add_parser("calibrate", help="minimum iterations over the sources of a run table "
                                           "(safari2017's N = that / k)")

@@ -12,6 +12,14 @@ from graphrepro.solvers import parse_run_id, resolve
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
+CONDA_GPU_ENV = os.path.join(workflow.basedir, "envs", "graphrepro-gpu.yaml")  # + CUDA libs, cupy
+
+
+def conda_env(device):
+    """The smallest env a job on `device` needs: the CUDA libraries only where a GPU is timed."""
+    return CONDA_GPU_ENV if "gpu" in device else CONDA_ENV
+
+
 # A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
@@ -106,3 +114,156 @@ for _name in config["targets"]:
     for _runs in target_also(_name).values():
         for _run in _runs:
             resolve(_run)
+
+
+# ---- Where jobs run and what they ask for (README "On a SLURM cluster") ----------------------
+# `timing` tokens keep timed jobs apart: a GPU-timed job holds one token and one `gpu`, a
+# CPU-timed job holds every token. The default profile gives one token (one timed job at a time on
+# this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, one per GPU, each
+# bound to its own device (graphrepro/placement.py), while a CPU-timed job still runs alone.
+# The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
+# cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
+# timed_gpu), and a group job runs its steps one at a time.
+CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive",
+           "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
+_timing = workflow.global_resources.get("timing")
+TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
+_nodes = workflow.global_resources.get("_nodes")
+SUBMITTED = getattr(_nodes, "value", _nodes) is not None  # --jobs N: jobs go to an executor
+
+
+def dense_vertices(name):
+    cfg = (config["graphs"].get(name) or {}).get("dense")
+    return int(cfg["vertices"]) if cfg else 0
+
+
+def graph_arcs(name):
+    """Arcs of graph `name` as its config says (a dense graph: its n^2 matrix entries), known
+    before the graph exists, so a dry run shows every job's memory."""
+    cfg = graph_config(name)
+    if "dense" in cfg:
+        return dense_vertices(name) ** 2
+    if "generate" in cfg:
+        gen = cfg["generate"]
+        return int(gen.get("arcs") or 4 * gen.get("rows", 1) * gen.get("cols", 1))
+    if "dataset" in cfg:
+        from graphrepro.datasets import load_registry
+
+        ds = load_registry(REGISTRY).get(cfg["dataset"])
+        return int(((ds.arcs if ds else 0) or 0) * cfg.get("scale", 1.0))
+    path = cfg.get("file", "")
+    return int(os.path.getsize(path) / 10) if os.path.exists(path) else 0  # ~10 bytes a text arc
+
+
+def graph_mem_mb(name, factor=1.0):
+    """Memory for a step that holds graph `name`: a dense graph's int32 matrix is generated where
+    used (20480 vertices: 1.7 GB, so 3.1 GB asked; snakemake's default is 1000 MB); a CSR graph
+    about 48 bytes an arc with its reverse and the solver's arrays. `factor` for text parsing."""
+    n = dense_vertices(name)
+    return int(1024 + factor * (1.25 * n * n * 4 / 1e6 if n else 48 * graph_arcs(name) / 1e6))
+
+
+def timed_threads(device):
+    """A CPU-timed job ("cpu", or "cpu+gpu": CPU and GPU phases timed in one job) takes the whole
+    machine here (its numba-parallel baselines use every core and nothing untimed runs beside it);
+    on a cluster, `cluster: cpu_threads` (its node is its own under --exclusive anyway). A
+    GPU-timed job needs one host thread."""
+    if device == "gpu":
+        return 1
+    if SUBMITTED:
+        return int(CLUSTER["cpu_threads"])  # (run here after all, snakemake caps it at --cores)
+    return max(workflow.cores, 1)
+
+
+def timed_resources(device, mem_mb=2048, runtime=60):
+    """Every resource of a timed job on `device` ("cpu", "gpu" or "cpu+gpu")."""
+    gpu = "gpu" in device
+    alone = "cpu" in device  # timed on the CPU too: no other timed job beside it
+    return {
+        "timing": TIMING_TOKENS if alone else 1,
+        "gpu": 1 if gpu else 0,
+        "mem_mb": int(mem_mb),
+        "runtime": max(1, int(runtime * float(CLUSTER["runtime_scale"]))),
+        "slurm_extra": CLUSTER["timed_cpu" if alone else "timed_gpu"],
+        "gpu_model": CLUSTER["gpu_model"] if gpu else "",  # --gpus=MODEL:1 where set
+    }
+
+
+def timed(device_of, mem_of=None, runtime=60):
+    """`resources: **timed(...)` for a timed rule: device_of(wildcards) says "cpu", "gpu" or "cpu+gpu",
+    mem_of(wildcards[, input]) the memory in MB (default 2 GB), runtime is in minutes."""
+
+    def one(key):
+        return lambda wildcards: timed_resources(device_of(wildcards), 0, runtime)[key]
+
+    res = {key: one(key) for key in timed_resources("cpu") if key != "mem_mb"}
+    return {**res, "mem_mb": mem_of or 2048}
+
+
+def terrain_mem_mb(wildcards):
+    """A terrain step holds a few arrays of its grid's size, padded to a power-of-two square: 16
+    bytes a cell of the largest configured terrain (registry rows x cols), known before any
+    terrain is converted so a dry run shows it."""
+    from graphrepro.datasets import load_registry
+
+    registry, cells = load_registry(REGISTRY), 0
+    for cfg in (config.get("terrains") or {}).values():
+        ds = registry.get(cfg["dataset"])
+        side = max((ds.rows or 0), (ds.cols or 0)) if ds else 0
+        cells = max(cells, (1 << max(side - 1, 0).bit_length()) ** 2 * cfg.get("scale", 1.0))
+    return int(2048 + 16 * cells / 1e6)
+
+
+def solver_device(run_id):
+    return "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"
+
+
+# Functions of runs.smk and gerritsen2012_sssp.smk (snakemake --lint: rules and functions apart)
+def calibration_file(w):
+    """safari2017's N comes from Harish's runs on the same graph: those run first."""
+    by = resolve(w.solver)[0].calibrated_by
+    return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
+
+
+def sssp_terrain(name):
+    terrains = config["targets"][name].get("terrains") or []
+    if len(terrains) != 1:
+        raise ValueError(f"target {name} needs exactly one terrain under terrains:")
+    return f"{RES}/terrain/{terrains[0]}.zgrid"
+
+
+def _rejoin_comma_wildcards():
+    """A job run elsewhere (a SLURM job, a group job) gets its wildcards as `--target-jobs
+    rule:graph=G,solver="lbr@k=4,t=2"`, and snakemake splits that at every comma, quotes or not
+    (snakemake issue 2366; the fix, PR 2659, is unmerged): the job would run `lbr@k=4` and miss
+    its output. Every run id with two parameters has a comma, so put the pieces back: a key that
+    is none of this workflow's wildcards belongs to the value before it."""
+    names = {"graph", "solver", "shard", "target", "variant", "which", "device", "name", "terrain"}
+    specs = workflow.dag_settings.target_jobs if workflow.dag_settings else None
+    if not specs:
+        return
+    fixed = []
+    for spec in specs:
+        wildcards = {}
+        for key, value in spec.wildcards_dict.items():
+            if key in names or not wildcards:
+                wildcards[key] = value
+            else:
+                last = next(reversed(wildcards))
+                wildcards[last] = f"{wildcards[last]},{key}={value}"
+        fixed.append(type(spec)(spec.rulename, wildcards))
+    object.__setattr__(workflow.dag_settings, "target_jobs", type(specs)(fixed))
+
+
+
+# The target jobs are known only once the DAG settings are (after this file is read): repair them
+# just before the DAG is built.
+_prepare_dag = workflow._prepare_dag
+
+
+def _prepare_dag_with_whole_wildcards(*args, **kwargs):
+    _rejoin_comma_wildcards()
+    return _prepare_dag(*args, **kwargs)
+
+
+workflow._prepare_dag = _prepare_dag_with_whole_wildcards

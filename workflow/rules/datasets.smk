@@ -55,6 +55,13 @@ def dataset_outputs():
     return [f"{RES}/graphs/{g}.npz" for g in DATASET_GRAPHS] + terrain_outputs()
 
 
+# Downloads run where snakemake runs (a login node has the network; compute nodes often do not).
+localrules:
+    dataset_graph,
+    convert_dem,
+    datasets,
+
+
 rule dataset_graph:
     output:
         graph=f"{RES}/graphs/{{graph}}.npz",
@@ -64,6 +71,8 @@ rule dataset_graph:
     params:
         py=PY,
         args=lambda w: dataset_graph_args(w.graph),
+    resources:
+        mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # a real file parsed, or a stand-in made
     log:
         f"{RES}/logs/datasets/{{graph}}.log",
     conda:

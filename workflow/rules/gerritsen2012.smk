@@ -14,6 +14,10 @@ def g12_uses_gpu(variant):
     return 1 if any(is_gpu(r) for r in G12_VARIANTS[variant]) else 0
 
 
+def g12_device(variant):
+    return "gpu" if g12_uses_gpu(variant) else "cpu"
+
+
 rule gerritsen2012_mst_blocks:
     """Tables 3.1-3.5, 3.7, Fig. 3.6: one version of the first phase on the centre blocks."""
     input:
@@ -26,13 +30,13 @@ rule gerritsen2012_mst_blocks:
         py=PY,
         args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16),
                           "trials": G12.get("trials", 1)}),
+    threads: lambda w: timed_threads(g12_device(w.variant))
     resources:
-        timing=1,
-        gpu=lambda w: g12_uses_gpu(w.variant),
+        **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
@@ -51,13 +55,13 @@ rule gerritsen2012_mst_io_sweep:
                             "trials": G12.get("trials", 1),
                             "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24)}),
               "--sides", *(str(s) for s in G12.get("sweep_sides", [64, 128, 256]))],
+    threads: lambda w: timed_threads(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     resources:
-        timing=1,
-        gpu=lambda w: g12_uses_gpu(G12.get("sweep_variant", "cpu_prealloc")),
+        **timed(lambda w: g12_device(G12.get("sweep_variant", "cpu_prealloc")), terrain_mem_mb),
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
     conda:
-        CONDA_ENV
+        conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
         "2> {log:q}"
@@ -86,13 +90,13 @@ rule gerritsen2012_mst_phases:
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
         args=lambda w: g12_phases_args(w.which),
+    threads: lambda w: timed_threads(w.device)
     resources:
-        timing=1,
-        gpu=lambda w: 1 if w.device == "gpu" else 0,
+        **timed(lambda w: w.device, terrain_mem_mb),
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(w.device)
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"

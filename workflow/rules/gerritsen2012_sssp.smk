@@ -9,13 +9,6 @@ for _t in GERRITSEN_SSSP:  # a misspelt terrain fails here, before anything runs
             raise ValueError(f"target {_t} names terrain {_terrain!r}, which is not under terrains:")
 
 
-def sssp_terrain(name):
-    terrains = config["targets"][name].get("terrains") or []
-    if len(terrains) != 1:
-        raise ValueError(f"target {name} needs exactly one terrain under terrains:")
-    return f"{RES}/terrain/{terrains[0]}.zgrid"
-
-
 rule gerritsen2012_sssp_bench:
     input:
         lambda w: sssp_terrain(w.name),
@@ -28,13 +21,14 @@ rule gerritsen2012_sssp_bench:
         table=lambda w: w.name.replace("gerritsen2012_", ""),
         settings=lambda w: json.dumps(config["targets"][w.name].get("settings") or {}),
         workdir=lambda w: f"{RES}/work/{w.name}",
+    threads: timed_threads("cpu+gpu")
     resources:
-        timing=1,
-        gpu=1,
+        # CPU and GPU phases are timed in the same job: it holds a GPU and the whole machine
+        **timed(lambda w: "cpu+gpu", terrain_mem_mb, runtime=120),
     log:
         f"{RES}/logs/benchmarks/{{name}}.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
         "--settings {params.settings:q} --workdir {params.workdir:q} --output {output:q} 2> {log:q}"

@@ -1,9 +1,23 @@
+# A graph's generate -> convert -> sources chain is one job on a cluster (group graph_prep; the
+# slurm profile puts several graphs in one, run one step at a time: `prep` is 1 within a job);
+# the dense descriptor is a few bytes, made here.
+localrules:
+    dense_graph,
+
+
 rule generate_graph:
     output:
         f"{RES}/graphs/{{graph}}.gr",
+    wildcard_constraints:
+        graph=_one_of([g for g, c in config["graphs"].items() if "generate" in c]),
     params:
         py=PY,
         args=lambda w: generate_args(w.graph),
+    resources:
+        prep=1,
+        runtime=10,
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/generate/{{graph}}.log",
     conda:
@@ -18,10 +32,18 @@ rule convert_graph:
     output:
         f"{RES}/graphs/{{graph}}.npz",
     wildcard_constraints:
-        graph=_one_of(FILE_GRAPHS),  # registry datasets: rule dataset_graph (datasets.smk)
+        # registry datasets: rule dataset_graph (datasets.smk); dense ones: rule dense_graph (a
+        # group job that finds a dense descriptor made outside it must not try to convert it)
+        graph=_one_of([g for g in FILE_GRAPHS if g not in dense_graph_names()]),
     params:
         py=PY,
         reweight=lambda w: reweight_args(graph_config(w.graph)),
+    resources:
+        mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # text in, arrays out
+        runtime=10,
+        prep=1,
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/convert/{{graph}}.log",
     conda:
@@ -42,6 +64,13 @@ rule draw_sources:
         seed=config["seed"],
         stands_for=lambda w: (["--stands-for", graph_config(w.graph)["stands_for"]]
                               if graph_config(w.graph).get("stands_for") else []),
+    resources:
+        # the reference Dijkstra from every source, on the whole graph (a dense one's matrix)
+        mem_mb=lambda w: graph_mem_mb(w.graph),
+        runtime=20,
+        prep=1,
+    group:
+        "graph_prep"
     log:
         f"{RES}/logs/sources/{{graph}}.log",
     conda:

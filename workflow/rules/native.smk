@@ -1,7 +1,8 @@
 # The native (C++) baselines: `snakemake --cores all build_native`, or by hand
 # `python -m graphrepro build-native`. Native solvers also build them on first use (same code,
 # same place, locked), so a timed run never finds them missing; this rule makes the build a
-# visible, rerunnable step. It holds the `timing` resource so compiling never overlaps a timed run.
+# visible, rerunnable step; here it holds every `timing` token so compiling never overlaps a
+# timed run. On a cluster it builds in a job, with the compute nodes' compiler.
 NATIVE_DIR = "build/native"
 NATIVE_SOURCES = sorted(
     os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
@@ -18,8 +19,11 @@ rule build_native:
     params:
         py=PY,
         out=lambda w, output: os.path.dirname(output[0]),
+    threads: 1
     resources:
-        timing=1,
+        timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
+        mem_mb=2048,
+        runtime=20,
     log:
         f"{RES}/logs/build_native.log",
     conda:

@@ -22,6 +22,11 @@ REFERENCE_CLAIMS = os.path.join(REFERENCE, "claims.csv")
 REFERENCE_CONFIG = [os.path.join(workflow.basedir, "config", f) for f in ("config.yaml", "h100.yaml")]
 
 
+localrules:
+    report,
+    claims,
+
+
 rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],

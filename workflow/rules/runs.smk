@@ -1,7 +1,5 @@
-def calibration_file(w):
-    """safari2017's N comes from Harish's runs on the same graph: those run first."""
-    by = resolve(w.solver)[0].calibrated_by
-    return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
+localrules:
+    calibrate,
 
 
 rule calibrate:
@@ -31,15 +29,78 @@ rule run_solver:
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+    threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
-        # timed runs take the machine one at a time, so no run's time includes another's load
-        timing=1,
-        gpu=lambda w: 1 if resolve(w.solver)[0].device == "gpu" else 0,
+        # no run's time includes another's load: see timed_resources (common.smk)
+        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
+    group:
+        # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
+        # that wait for another's calibration (LBR after Harish) go in groups of their own
+        lambda w: f"{solver_device(w.solver)}_runs" + ("_calibrated" if calibration_file(w) else "")
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(solver_device(w.solver))
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --output {output:q} 2> {log:q}"
+
+
+# A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
+# (with `--resources gpu=N timing=N`, or on a cluster, one per GPU), merged into the run table
+# before any table reads it. Shards are never grouped: each is meant to have a GPU of its own.
+SHARDED = {g: int(c.get("shards", 1)) for g, c in config["graphs"].items() if c.get("shards", 1) > 1}
+
+
+rule run_solver_shard:
+    input:
+        graph=f"{RES}/graphs/{{graph}}.npz",
+        sources=f"{RES}/sources/{{graph}}.json",
+        calibration=calibration_file,
+    output:
+        f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.csv",
+    wildcard_constraints:
+        graph=_one_of(SHARDED),
+        shard=r"\d+",
+    params:
+        py=PY,
+        trials=config["measure"]["trials"],
+        warmup=config["measure"]["warmup"],
+        calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+        shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
+    threads: lambda w: timed_threads(solver_device(w.solver))
+    resources:
+        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
+    log:
+        f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
+    conda:
+        lambda w: conda_env(solver_device(w.solver))
+    shell:
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "{params.calibration:q} --shard {params.shard:q} --output {output:q} 2> {log:q}"
+
+
+localrules:
+    merge_run_shards,
+
+
+rule merge_run_shards:
+    input:
+        lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.csv" for i in range(SHARDED[w.graph])],
+    output:
+        f"{RES}/runs/{{graph}}/{{solver}}.csv",
+    wildcard_constraints:
+        graph=_one_of(SHARDED),
+    params:
+        py=PY,
+    log:
+        f"{RES}/logs/runs/{{graph}}/{{solver}}.merge.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.py:q} -m graphrepro merge-runs {input:q} --output {output:q} 2> {log:q}"
+
+
+ruleorder: merge_run_shards > run_solver

@@ -5,6 +5,11 @@ def figure_caption(w):
     return caption(get_target(w.target), [])
 
 
+# A table and a figure from small CSVs: quicker here than an sbatch each.
+localrules:
+    compare_target,
+
+
 rule compare_target:
     input:
         runs=lambda w: target_runs(w.target),
@@ -40,13 +45,14 @@ rule transfer_benchmark:
         py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
+    threads: 1
     resources:
-        timing=1,
-        gpu=1,
+        **timed(lambda w: "gpu", lambda w: max(
+            graph_mem_mb(g) for g in config["targets"]["an2017_transfers"]["graphs"])),
     log:
         f"{RES}/logs/benchmarks/an2017_transfers.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
         "--trials {params.trials:q} --warmup {params.warmup:q} --output {output:q} 2> {log:q}"

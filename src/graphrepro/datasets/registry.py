@@ -15,10 +15,11 @@ import yaml
 
 from ..errors import InputError
 
-REPO = Path(__file__).resolve().parents[3]
-DEFAULT_REGISTRY = REPO / "config" / "datasets.yaml"
-SCHEMA = REPO / "config" / "schema" / "datasets.schema.yaml"
-DEFAULT_LOCK = REPO / "config" / "datasets.lock.json"
+# graphrepro/config is the repository's config/ (a link in the source tree; a copy in the wheel)
+CONFIG = Path(__file__).resolve().parents[1] / "config"
+DEFAULT_REGISTRY = CONFIG / "datasets.yaml"
+SCHEMA = CONFIG / "schema" / "datasets.schema.yaml"
+DEFAULT_LOCK = CONFIG / "datasets.lock.json"
 GRAPH_FORMATS = ("dimacs", "snap", "mtx", "pace")
 TERRAIN_FORMATS = ("grass_ascii", "esri_ascii", "geotiff", "npy", "npz")
 

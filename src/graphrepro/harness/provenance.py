@@ -48,9 +48,19 @@ def config_hash(config) -> str:
 
 
 def gpu_info() -> dict:
-    info = {"gpu": gpu.device_name(), "driver": None, "cuda_runtime": None}
+    from ..placement import placement_record
+
+    info = {"gpu": gpu.device_name(), "driver": None, "cuda_runtime": None,
+            "placement": placement_record(), "pci_bus_id": None}
     if gpu.simulated() or not gpu.cuda_available():
         return info
+    try:
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        info["pci_bus_id"] = f"{dev.PCI_DOMAIN_ID:04x}:{dev.PCI_BUS_ID:02x}:{dev.PCI_DEVICE_ID:02x}"
+    except Exception:  # informative only, as below
+        pass
     try:
         from numba import cuda
 

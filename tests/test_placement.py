@@ -1,0 +1,167 @@
+"""One GPU per job on one host, tested without GPUs: the device locks and the source shards.
+
+Several real processes start at once on a pretend 3-GPU host (CUDA_VISIBLE_DEVICES=0,1,2, as
+snakemake's --resources gpu=3 would run them) and each must end up alone on its own device; a
+fourth waits until one ends. Shards of a run merge into the table a whole run writes.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graphrepro import placement
+from graphrepro.cli import main
+from graphrepro.errors import InputError
+from graphrepro.harness.shards import parse_shard, shard_slice
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+CHILD = """
+import json, os, sys, time
+from graphrepro.placement import bind_gpu
+t0 = time.time()
+device = bind_gpu(wait_s=float(sys.argv[2]), poll_s=0.05)
+print(json.dumps({"device": device, "env": os.environ["CUDA_VISIBLE_DEVICES"],
+                  "start": time.time(), "waited": time.time() - t0}), flush=True)
+time.sleep(float(sys.argv[1]))
+print(json.dumps({"end": time.time()}), flush=True)
+"""
+
+
+def _spawn(tmp_path, hold_s, wait_s=30.0, devices="0,1,2"):
+    env = {**os.environ, "PYTHONPATH": str(SRC), "CUDA_VISIBLE_DEVICES": devices,
+           "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
+    env.pop("GRAPHREPRO_GPUS", None)
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(hold_s), str(wait_s)], env=env,
+                            stdout=subprocess.PIPE, text=True)
+
+
+def _result(proc):
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    first, last = (json.loads(line) for line in out.splitlines())
+    return {**first, **last}
+
+
+def test_concurrent_jobs_each_get_their_own_device(tmp_path):
+    procs = [_spawn(tmp_path, hold_s=1.5) for _ in range(3)]
+    results = [_result(p) for p in procs]
+    assert sorted(r["device"] for r in results) == ["0", "1", "2"]
+    assert all(r["env"] == r["device"] for r in results)  # each process sees one device only
+
+
+def test_a_job_beyond_the_devices_waits_for_one_to_come_free(tmp_path):
+    holders = [_spawn(tmp_path, hold_s=2.0, devices="0,1") for _ in range(2)]
+    time.sleep(0.8)  # both hold their locks by now
+    late = _spawn(tmp_path, hold_s=0.0, devices="0,1")
+    first = [_result(p) for p in holders]
+    third = _result(late)
+    assert sorted(r["device"] for r in first) == ["0", "1"]
+    freed = min(r["end"] for r in first)
+    assert third["start"] >= freed - 0.1  # it ran only once a holder had ended
+    assert third["device"] == min(first, key=lambda r: r["end"])["device"]
+
+
+def test_no_free_device_in_time_says_why(tmp_path):
+    holder = _spawn(tmp_path, hold_s=3.0, devices="0,1")
+    other = _spawn(tmp_path, hold_s=3.0, devices="0,1")
+    time.sleep(0.8)
+    late = _spawn(tmp_path, hold_s=0.0, wait_s=0.3, devices="0,1")
+    late.communicate(timeout=60)
+    assert late.returncode != 0
+    for p in (holder, other):
+        _result(p)
+
+
+def test_one_visible_device_is_left_alone(monkeypatch):
+    env = {"CUDA_VISIBLE_DEVICES": "3"}  # SLURM allocated one GPU: nothing to choose
+    monkeypatch.setattr(placement, "_held", {})
+    assert placement.bind_gpu(env) is None
+    assert env == {"CUDA_VISIBLE_DEVICES": "3"}
+
+
+def test_shard_slices_cover_the_sources_once_in_order():
+    for count in (0, 1, 5, 6, 100):
+        for n in (1, 2, 3, 7):
+            parts = [list(range(count))[shard_slice(count, (i, n))] for i in range(n)]
+            assert sum(parts, []) == list(range(count))
+            assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    with pytest.raises(InputError):
+        parse_shard("2/2")
+
+
+def test_merged_shards_equal_a_whole_run_timings_aside(tmp_path):
+    gr = tmp_path / "g.gr"
+    assert main(["generate", "road_grid", "--rows", "6", "--cols", "6", "--keep", "0.8",
+                 "--max-weight", "50", "--seed", "1", "--output", str(gr)]) == 0
+    src = tmp_path / "sources.json"
+    assert main(["sources", str(gr), "--count", "4", "--seed", "3", "--output", str(src)]) == 0
+    common = ["run", str(gr), "--solver", "dijkstra", "--sources", str(src), "--trials", "2",
+              "--warmup", "1"]
+    assert main([*common, "--output", str(tmp_path / "whole.csv")]) == 0
+    shards = []
+    for i in range(3):
+        shards.append(tmp_path / f"s.{i}.csv")
+        assert main([*common, "--shard", f"{i}/3", "--output", str(shards[-1])]) == 0
+    merged = tmp_path / "merged.csv"
+    assert main(["merge-runs", *map(str, shards), "--output", str(merged)]) == 0
+    whole, got = pd.read_csv(tmp_path / "whole.csv"), pd.read_csv(merged)
+    timing = [c for c in whole.columns if c.endswith("_ms") or "time" in c]
+    pd.testing.assert_frame_equal(whole.drop(columns=timing), got.drop(columns=timing))
+    prov = json.loads(merged.with_suffix(".provenance.json").read_text())
+    assert [s["config_hash"] is not None for s in prov["shards"]] == [True] * 3
+    assert "placement" in prov
+
+
+@pytest.mark.slow
+def test_workflow_shards_runs_over_two_pretend_gpus(tmp_path):
+    """`--resources gpu=2 timing=2` with `shards: 2`: each shard a timed job bound to one device
+    (GRAPHREPRO_GPUS=0,1 pretends two GPUs; kernels run in the simulator), merged tables equal to
+    an unsharded run's, timings aside."""
+    repo = SRC.parent
+    base = """\
+results: results
+report: reports/index.html
+reference: {ref}
+seed: 1
+measure: {{sources: 4, trials: 1, warmup: 0}}
+graphs:
+  road_6x6:
+    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
+{shards}
+targets:
+  safari2017_table2: {{graphs: [road_6x6], runs: [dijkstra, harish]}}
+"""
+    tables = {}
+    for name, shards in (("whole", ""), ("sharded", "    shards: 2")):
+        work = tmp_path / name
+        work.mkdir()
+        cfg = work / "config.yaml"
+        cfg.write_text(base.format(ref=work / "none", shards=shards))
+        env = {**os.environ, "PYTHONPATH": str(SRC), "GRAPHREPRO_GPUS": "0,1",
+               "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
+        result = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(work),
+             "results/targets/safari2017_table2.csv", "--cores", "2", "--resources", "gpu=2",
+             "timing=2", "--replace-workflow-config", "--configfile", str(cfg)],
+            capture_output=True, text=True, env=env, timeout=600)
+        assert result.returncode == 0, result.stderr[-4000:]
+        tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
+    assert sorted(tables["whole"]) == sorted(tables["sharded"]) == ["dijkstra", "harish"]
+    for run, whole in tables["whole"].items():
+        timing = [c for c in whole.columns if c.endswith("_ms") or "time" in c or c == "device_name"]
+        pd.testing.assert_frame_equal(whole.drop(columns=timing),
+                                      tables["sharded"][run].drop(columns=timing), obj=run)
+    shard_dir = tmp_path / "sharded" / "results" / "shards" / "road_6x6"
+    seen = []
+    for prov in sorted(shard_dir.glob("harish.*.provenance.json")):
+        place = json.loads(prov.read_text())["placement"]
+        assert place["bound_from"] == ["0", "1"] and place["cuda_visible_devices"] in ("0", "1")
+        seen.append(place["cuda_visible_devices"])
+    assert len(seen) == 2
