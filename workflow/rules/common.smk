@@ -267,3 +267,93 @@ def _prepare_dag_with_whole_wildcards(*args, **kwargs):
 
 
 workflow._prepare_dag = _prepare_dag_with_whole_wildcards
+
+
+# ---- Functions the other files use (snakemake --lint: rules and functions apart) -------------
+
+
+# (datasets.smk)
+def _one_of(names):
+    """A wildcard constraint matching exactly these names (never matching when there are none)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+# (datasets.smk)
+def reweight_args(cfg):
+    r = cfg.get("reweight")
+    return ["--reweight", str(r["low"]), str(r["high"]), str(r["seed"])] if r else []
+
+
+# (datasets.smk)
+def dataset_graph_args(name):
+    cfg = graph_config(name)
+    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
+            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg), *MIRROR_ARGS]
+
+
+# (datasets.smk)
+def terrain_args(name):
+    cfg = TERRAINS[name]
+    which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
+             else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
+    return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY,
+            "--scale", str(cfg.get("scale", 1.0))]
+
+
+# (datasets.smk)
+def terrain_outputs():
+    return [f"{RES}/terrain/{t}.zgrid" for t in TERRAINS]
+
+
+# (datasets.smk)
+def dataset_outputs():
+    """Every registry graph and terrain the config names: `--config datasets=paper` fetches and
+    verifies each of them, whether or not a target uses it yet."""
+    return [f"{RES}/graphs/{g}.npz" for g in DATASET_GRAPHS] + terrain_outputs()
+
+
+# (standins.smk)
+def terrain_compare_outputs():
+    return [f"{RES}/standins/terrain_compare.csv"] if TC else []
+
+
+# (standins.smk)
+def _tc_inputs(which):
+    name = TC[which]
+    return {"zgrid": f"{RES}/terrain/{name}.zgrid",
+            "mst": [f"{RES}/benchmarks/terrain_compare/{name}_mst_{v}.csv" for v in TC_MST],
+            "sssp": [f"{RES}/benchmarks/terrain_compare/{name}_sssp.csv"]}
+
+
+# (targets.smk)
+def figure_caption(w):
+    """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
+    from graphrepro.report.figstyle import caption
+
+    return caption(get_target(w.target), [])
+
+
+# (gerritsen2012.smk)
+def g12_terrain(key):
+    name = G12.get(key) or G12.get("terrain") or "jacksboro_dem"
+    return f"{RES}/terrain/{name}.zgrid"
+
+
+# (gerritsen2012.smk)
+def g12_uses_gpu(variant):
+    return 1 if any(is_gpu(r) for r in G12_VARIANTS[variant]) else 0
+
+
+# (gerritsen2012.smk)
+def g12_device(variant):
+    return "gpu" if g12_uses_gpu(variant) else "cpu"
+
+
+# (gerritsen2012.smk)
+def g12_phases_args(which):
+    """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
+    whole-grid variant (`phases_full`: full_terrain, uncropped)."""
+    side = G12.get("phases_side") if which == "phases" else None
+    return option_args({"block_side": G12.get("io_block_side", 32), "trials": G12.get("trials", 1),
+                        "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
+                        **({"sides": side} if side else {})})

@@ -21,40 +21,6 @@ FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
 
 
-def _one_of(names):
-    """A wildcard constraint matching exactly these names (never matching when there are none)."""
-    return "|".join(re.escape(n) for n in names) or "(?!)"
-
-
-def reweight_args(cfg):
-    r = cfg.get("reweight")
-    return ["--reweight", str(r["low"]), str(r["high"]), str(r["seed"])] if r else []
-
-
-def dataset_graph_args(name):
-    cfg = graph_config(name)
-    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
-            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg), *MIRROR_ARGS]
-
-
-def terrain_args(name):
-    cfg = TERRAINS[name]
-    which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
-             else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
-    return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY,
-            "--scale", str(cfg.get("scale", 1.0))]
-
-
-def terrain_outputs():
-    return [f"{RES}/terrain/{t}.zgrid" for t in TERRAINS]
-
-
-def dataset_outputs():
-    """Every registry graph and terrain the config names: `--config datasets=paper` fetches and
-    verifies each of them, whether or not a target uses it yet."""
-    return [f"{RES}/graphs/{g}.npz" for g in DATASET_GRAPHS] + terrain_outputs()
-
-
 # Downloads run where snakemake runs (a login node has the network; compute nodes often do not).
 localrules:
     dataset_graph,

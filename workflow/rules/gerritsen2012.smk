@@ -5,19 +5,6 @@ from graphrepro.solvers.gerritsen2012.mst_measure import VARIANTS as G12_VARIANT
 G12 = config.get("gerritsen2012_mst") or {}
 
 
-def g12_terrain(key):
-    name = G12.get(key) or G12.get("terrain") or "jacksboro_dem"
-    return f"{RES}/terrain/{name}.zgrid"
-
-
-def g12_uses_gpu(variant):
-    return 1 if any(is_gpu(r) for r in G12_VARIANTS[variant]) else 0
-
-
-def g12_device(variant):
-    return "gpu" if g12_uses_gpu(variant) else "cpu"
-
-
 rule gerritsen2012_mst_blocks:
     """Tables 3.1-3.5, 3.7, Fig. 3.6: one version of the first phase on the centre blocks."""
     input:
@@ -65,15 +52,6 @@ rule gerritsen2012_mst_io_sweep:
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
         "2> {log:q}"
-
-
-def g12_phases_args(which):
-    """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
-    whole-grid variant (`phases_full`: full_terrain, uncropped)."""
-    side = G12.get("phases_side") if which == "phases" else None
-    return option_args({"block_side": G12.get("io_block_side", 32), "trials": G12.get("trials", 1),
-                        "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
-                        **({"sides": side} if side else {})})
 
 
 rule gerritsen2012_mst_phases:

@@ -7,23 +7,20 @@ rule standins:
     output:
         f"{RES}/standins/standins.csv",
     params:
-        args=lambda w: (f"--data {DATA} --registry {REGISTRY}{MIRROR_ARGS} "
-                        f"--seed {config['seed']} --sources 16"),
+        py=PY,
+        args=lambda w: ["--data", DATA, "--registry", REGISTRY, *MIRROR_ARGS,
+                        "--seed", str(config["seed"]), "--sources", "16"],
     log:
         f"{RES}/logs/standins.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro standins {params.args} --output {output} > {log} 2>&1"
+        "{params.py:q} -m graphrepro standins {params.args:q} --output {output:q} > {log:q} 2>&1"
 
 
 # gerritsen2012's per-block timings on a real terrain beside its stand-in (config `terrain_compare:`)
 TC = config.get("terrain_compare") or {}
 TC_MST = TC.get("mst_variants", ["cpu_baseline", "gpu_baseline"])
-
-
-def terrain_compare_outputs():
-    return [f"{RES}/standins/terrain_compare.csv"] if TC else []
 
 
 rule terrain_blocks_mst:
@@ -35,15 +32,16 @@ rule terrain_blocks_mst:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
     params:
-        args=(f"--block-side {TC.get('block_side', 32)} --blocks {TC.get('blocks', 16)} "
-              f"--trials {TC.get('trials', 3)}"),
+        py=PY,
+        args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
+              "--trials", str(TC.get("trials", 3))],
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_mst_{{variant}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro mst-blocks {input} --variant {wildcards.variant} {params.args} "
-        "--output {output} 2> {log}"
+        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{params.args:q} --output {output:q} 2> {log:q}"
 
 
 rule terrain_blocks_sssp:
@@ -54,21 +52,16 @@ rule terrain_blocks_sssp:
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
-        settings=shlex.quote(json.dumps(TC.get("sssp") or {})),
+        py=PY,
+        settings=json.dumps(TC.get("sssp") or {}),
+        workdir=lambda w: f"{RES}/work/terrain_compare_{w.terrain}",
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_sssp.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro sssp-experiment table5_1 --terrain {input} --settings {params.settings} "
-        "--workdir {RES}/work/terrain_compare_{wildcards.terrain} --output {output} 2> {log}"
-
-
-def _tc_inputs(which):
-    name = TC[which]
-    return {"zgrid": f"{RES}/terrain/{name}.zgrid",
-            "mst": [f"{RES}/benchmarks/terrain_compare/{name}_mst_{v}.csv" for v in TC_MST],
-            "sssp": [f"{RES}/benchmarks/terrain_compare/{name}_sssp.csv"]}
+        "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
+        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output:q} 2> {log:q}"
 
 
 rule terrain_compare:
@@ -78,13 +71,13 @@ rule terrain_compare:
     output:
         f"{RES}/standins/terrain_compare.csv",
     params:
-        args=lambda w: " ".join(
-            f"--{k.replace('standin', 'standin')} {_tc_inputs(k)['zgrid']} "
-            f"--{k}-mst {' '.join(_tc_inputs(k)['mst'])} --{k}-sssp {' '.join(_tc_inputs(k)['sssp'])}"
-            for k in ("real", "standin")),
+        py=PY,
+        args=lambda w: [a for k in ("real", "standin")
+                        for a in (f"--{k}", _tc_inputs(k)["zgrid"], f"--{k}-mst",
+                                  *_tc_inputs(k)["mst"], f"--{k}-sssp", *_tc_inputs(k)["sssp"])],
     log:
         f"{RES}/logs/terrain_compare.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY} -m graphrepro terrain-compare {params.args} --output {output} > {log} 2>&1"
+        "{params.py:q} -m graphrepro terrain-compare {params.args:q} --output {output:q} > {log:q} 2>&1"

@@ -1,10 +1,3 @@
-def figure_caption(w):
-    """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
-    from graphrepro.report.figstyle import caption
-
-    return caption(get_target(w.target), [])
-
-
 # A table and a figure from small CSVs: quicker here than an sbatch each.
 localrules:
     compare_target,

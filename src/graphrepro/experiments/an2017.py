@@ -345,7 +345,6 @@ def compare_transfers(runs: pd.DataFrame, stats: dict, published: pd.DataFrame,
                          "a.t41.pinned", where_pin,
                          ratio=f"{speedup:.2f}", note="ratio: pageable / pinned time"))
     if len(med) > 1:
-        grows = speedups[-1] > speedups[0]
         saved = (med["pageable_ms"] - med["pinned_ms"]).to_numpy()
         rows.append(_row("pinned advantage grows with size", f"{len(med)} sizes", "",
                          _pub(published, "Section 4.1", "pinned vs pageable", "advantage vs size"),

@@ -190,7 +190,9 @@ def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
         why = _status((benchmarks or {}).get(PHASES[0]))
         out["t38.phase1_most"] = out["t38.gpu_gain"] = Untestable(reason=f"CPU phases: {why}")
         return out
-    rows = lambda name: (benchmarks[name][benchmarks[name]["status"] == "ok"])
+    def rows(name):
+        return benchmarks[name][benchmarks[name]["status"] == "ok"]
+
     c = rows(PHASES[0])
     shares = 100 * c["phase1_ms"] / (c["phase1_ms"] + c["phase2_ms"] + c["phase3_ms"])
     out["t38.phase1_most"] = Spread(values=list(shares), what="trials", n=f"{len(c)} trial(s)",

@@ -1118,7 +1118,7 @@ _FIGURES = {"gerritsen2012_table5_1": figure_per_2_20("table5_1"),
             "gerritsen2012_table5_7": figure_table5_7}
 
 # Evidence for the one rule; imported here, after what it uses from this module is defined.
-from .gerritsen2012_sssp_evidence import (
+from .gerritsen2012_sssp_evidence import (  # noqa: E402
     evidence_table5_1,
     evidence_table5_2,
     evidence_table5_3,

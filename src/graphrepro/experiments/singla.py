@@ -57,7 +57,6 @@ def _pub(published: pd.DataFrame, item: str) -> pd.DataFrame:
 def compare_sweep(runs, stats, published, *, item, cpu, gpu, counter):
     """One row per graph (config order), then one per sweep-wide claim."""
     annotate_sizes(runs, stats)
-    pub = _pub(published, item)
     med = _medians(runs, counter).set_index(["graph", "variant"])
     variants = [v for v in pd.unique(runs["variant"]) if v.split("@")[0] == gpu]
     variants.sort(key=lambda v: (v != gpu, v))  # the document's algorithm first
