@@ -417,6 +417,7 @@ def _scaled_dims(ds: Dataset, scale: float) -> tuple[int, int]:
 def terrain_standin_file(ds: Dataset, data_dir, scale: float = 1.0, log=print) -> tuple[Path, dict]:
     """The stand-in in the dataset's own ASCII format (Listing 1.1), written once and kept."""
     from ..terrain import write_standin
+    from .download import _locked
 
     rows, cols = _scaled_dims(ds, scale)
     params = dict(ds.standin)
@@ -424,10 +425,11 @@ def terrain_standin_file(ds: Dataset, data_dir, scale: float = 1.0, log=print) -
     if kind != "diamond_square":
         raise InputError(f"{ds.key}: terrain stand-ins are diamond_square, not {kind}")
     path = Path(data_dir) / ds.key / f"{ds.key}_standin_{rows}x{cols}_seed{seed}.asc"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        log(f"{ds.key}: writing the diamond-square stand-in {rows} x {cols} to {path}")
-        write_standin(path, rows=rows, cols=cols, seed=seed, **params)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):  # two terrains of one dataset (real and its stand-in) may ask at once
+        if not path.is_file():
+            log(f"{ds.key}: writing the diamond-square stand-in {rows} x {cols} to {path}")
+            write_standin(path, rows=rows, cols=cols, seed=seed, **params)
     return path, {"generator": kind, "seed": seed, "params": params, "scale": scale,
                   "rows": rows, "cols": cols, "file": str(path)}
 
