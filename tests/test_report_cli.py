@@ -68,6 +68,17 @@ def test_without_a_compiler_the_native_baseline_says_not_built(tmp_path, monkeyp
     assert set(runs["status"]) == {"not built: no C++ compiler"}
 
 
+def test_without_boost_headers_the_native_baseline_says_not_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("BOOST_INCLUDE", str(tmp_path / "no-boost-here"))
+    monkeypatch.setenv("GRAPHREPRO_NATIVE_DIR", str(tmp_path / "native"))
+    graph = road_grid(4, 4, keep=1.0, seed=1, name="g16")
+    sources = [int(s) for s in draw_sources(graph, 2, seed=1)]
+    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
+    runs = measure(graph, RunSpec("cpp_dijkstra", sources, digests, trials=1, warmup=0),
+                   log=lambda _: None)
+    assert set(runs["status"]) == {"not built: no Boost headers"}
+
+
 def _target(figure):
     return experiments.Target("t_x", "safari2017", "Figure 9", "a made-up figure", figure=figure)
 

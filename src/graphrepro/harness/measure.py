@@ -16,7 +16,7 @@ import pandas as pd
 from .. import gpu, verify
 from ..graph.csr import CSRGraph
 from ..errors import InputError
-from ..native import NOT_BUILT_NO_CXX, NoCompilerError
+from ..native import NotBuildableHere
 from ..solvers import check_source, make_run_id, parse_run_id, resolve
 
 NOT_RUN_NO_GPU = "not run: no CUDA device"
@@ -50,10 +50,10 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
                               "status": NOT_RUN_NO_GPU, "device_name": "none"} for s in spec.sources])
     try:
         prepared = solver.prepare(graph, **params)
-    except NoCompilerError:  # a native baseline on a machine without g++: say so, go on
-        log(f"{solver.name} on {graph.name}: {NOT_BUILT_NO_CXX}")
+    except NotBuildableHere as e:  # a native baseline without g++ or Boost here: say so, go on
+        log(f"{solver.name} on {graph.name}: {e.status}")
         return pd.DataFrame([{**base, "source": int(graph.label_of(s)), "trial": None,
-                              "status": NOT_BUILT_NO_CXX, "device_name": "none"}
+                              "status": e.status, "device_name": "none"}
                              for s in spec.sources])
     device_name = gpu.device_name() if solver.device == "gpu" else "cpu"
 

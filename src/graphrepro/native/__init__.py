@@ -41,21 +41,37 @@ class NativeBuildError(GraphreproError):
     """The native baselines cannot be built here (no compiler, no Boost, a compile error)."""
 
 
-class NoCompilerError(NativeBuildError):
-    """No C++ compiler on this machine: the native baselines' runs say so, the rest goes on."""
-
-
 NOT_BUILT_NO_CXX = "not built: no C++ compiler"
+NOT_BUILT_NO_BOOST = "not built: no Boost headers"
+
+
+class NotBuildableHere(NativeBuildError):
+    """A toolchain piece this machine lacks: the native baselines' runs say so (``status``) and
+    the rest of the study goes on. A compile error is no such thing: it still fails."""
+
+    status = "not built"
+
+
+class NoCompilerError(NotBuildableHere):
+    status = NOT_BUILT_NO_CXX
+
+
+class NoBoostError(NotBuildableHere):
+    status = NOT_BUILT_NO_BOOST
+
+
+def unavailable_reason() -> str | None:
+    """Why the native programs cannot be built here (a run status), or None where they are built
+    or can be; any other build failure still raises."""
+    try:
+        build(log=lambda _: None)
+    except NotBuildableHere as e:
+        return e.status
+    return None
 
 
 def available() -> bool:
-    """Whether the native programs are built here, or can be (False only for want of a compiler;
-    any other build failure still raises)."""
-    try:
-        build(log=lambda _: None)
-    except NoCompilerError:
-        return False
-    return True
+    return unavailable_reason() is None
 
 
 def native_dir() -> Path:
@@ -92,13 +108,13 @@ def boost_include() -> Path:
         try:
             import boost_headers
         except ImportError:
-            raise NativeBuildError(
+            raise NoBoostError(
                 "Boost headers not found for the native baselines: pip install boost-headers "
                 "(a dependency of graphrepro) or set BOOST_INCLUDE to a directory holding "
                 "boost/graph/") from None
         path = Path(boost_headers.get_include())
     if not (path / "boost" / "graph" / "dijkstra_shortest_paths.hpp").is_file():
-        raise NativeBuildError(f"{path} holds no boost/graph/: pip install boost-headers or "
+        raise NoBoostError(f"{path} holds no boost/graph/: pip install boost-headers or "
                                f"point BOOST_INCLUDE at a Boost include directory")
     return path
 

@@ -28,7 +28,6 @@ import pandas as pd
 from ... import gpu, mst, native
 from ...errors import InputError, VerificationError
 from ...harness.measure import NOT_RUN_NO_GPU
-from ...native import NOT_BUILT_NO_CXX
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
 from ...terrain.dem import grid_edges
 from ..base import parse_run_id
@@ -122,8 +121,8 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
 
     if device == "gpu" and not gpu.cuda_available():
         return not_run(NOT_RUN_NO_GPU)
-    if per_block == "bgl" and not native.available():
-        return not_run(NOT_BUILT_NO_CXX)
+    if per_block == "bgl" and (why := native.unavailable_reason()):
+        return not_run(why)
     try:
         block_mst, mst_params = _resolve(per_block, PER_BLOCK_MST)
         reducer, red_params = _resolve(reduce, REDUCE)
@@ -228,9 +227,9 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
     if device == "gpu" and not gpu.cuda_available():
         log(f"{per_block}+{reduce}: {NOT_RUN_NO_GPU}")
         return pd.DataFrame([{**base, "status": NOT_RUN_NO_GPU, "device_name": "none"}])
-    if per_block == "bgl" and not native.available():
-        log(f"{per_block}+{reduce}: {NOT_BUILT_NO_CXX}")
-        return pd.DataFrame([{**base, "status": NOT_BUILT_NO_CXX, "device_name": "none"}])
+    if per_block == "bgl" and (why := native.unavailable_reason()):
+        log(f"{per_block}+{reduce}: {why}")
+        return pd.DataFrame([{**base, "status": why, "device_name": "none"}])
     try:
         _, mst_params = _resolve(per_block, PER_BLOCK_MST)
         _, red_params = _resolve(reduce, REDUCE)
