@@ -178,7 +178,7 @@ def test_every_value_reaches_the_command_line_as_one_word(tmp_path):
     cfg["graphs"]["g"]["stands_for"] = "New York (a, b) 1+2/3"
     path = workdir / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    dry = _snakemake(workdir, path, "-n", "-p")
+    dry = _snakemake(workdir, path, "-n", "-p", "--quiet", "host")  # the profile is terse
     assert dry.returncode == 0, dry.stderr
     lines = [x for x in (dry.stdout + dry.stderr).splitlines() if " -m graphrepro " in x]
     argvs = [shlex.split(x.split("2>")[0]) for x in lines]
