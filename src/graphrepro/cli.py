@@ -609,19 +609,9 @@ def cmd_compare(args) -> int:
 
 def _merged_config(paths) -> dict:
     """Config files merged key by key, later ones winning, as snakemake merges --configfile."""
-    import yaml
+    from .configs import merge
 
-    def update(base, new):
-        for key, value in new.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                update(base[key], value)
-            else:
-                base[key] = value
-
-    config: dict = {}
-    for path in paths:
-        update(config, yaml.safe_load(Path(path).read_text()) or {})
-    return config
+    return merge(paths)
 
 
 def cmd_retabulate(args) -> int:
