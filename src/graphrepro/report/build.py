@@ -116,13 +116,30 @@ def _shown(t, root: Path, df: pd.DataFrame, run: str, floor: dict | None = None)
             "explain": explanations(df)}
 
 
+def _data_short(data: str) -> str:
+    """A claim's data in a few words for the claims table ("stand-ins: 7 graphs"); the cell's
+    title and the claims CSV keep every graph's full description."""
+    parts = [p for p in data.split("; ") if p.strip()]
+    if len(parts) <= 1 and len(data) <= 80:
+        return data
+    kinds = {"stand-in": 0, "real topology": 0, "real": 0}
+    for p in parts:
+        low = p.lower()
+        kind = ("stand-in" if "stand-in" in low else "real topology" if "real topology" in low
+                else "real")
+        kinds[kind] += 1
+    names = ", ".join(p.split(":")[0] for p in parts)
+    return "; ".join(f"{k}{'s' if n != 1 and k == 'stand-in' else ''}: {n}"
+                     for k, n in kinds.items() if n) + f" ({names})"
+
+
 def _claim_rows(ledger: pd.DataFrame) -> list[dict]:
     out = []
     for r in ledger.to_dict("records"):
         ours = r["ours"]
         if r.get("ours_low") and r.get("ours_high"):
             ours = f"{ours} [{r['ours_low']}, {r['ours_high']}]"
-        out.append({**r, "ours_shown": ours})
+        out.append({**r, "ours_shown": ours, "data_shown": _data_short(str(r.get("data") or ""))})
     return out
 
 
