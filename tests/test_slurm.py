@@ -55,9 +55,10 @@ def _snakemake(workdir: Path, *args, timeout=900):
 
 
 # Columns that hold measured times or what follows from them (ratios, speedups, verdicts, notes
-# quoting them): they differ between any two runs. Counts (iterations, arcs, vertices) stay.
+# quoting them; a claim's reason and interval quote them too): they differ between any two runs.
+# Counts (iterations, arcs, vertices) stay.
 TIMED = re.compile(r"ours|\(ms\)|\(s\)|\bs\)|min\)|us/|_ms\b|time|speedup|ratio|verdict|note|"
-                   r"share|/ BGL|throughput|over workfront|better of the two|our run|goal", re.I)
+                   r"share|/ BGL|throughput|over workfront|better of the two|our run|goal|reason|interval", re.I)
 
 
 def _tables(workdir: Path) -> dict[str, pd.DataFrame]:
