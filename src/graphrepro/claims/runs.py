@@ -26,6 +26,15 @@ def per_source(runs: pd.DataFrame, graph: str, variant: str, column: str = "solv
     return ok.groupby("source")[column].median().astype(float)
 
 
+def aligned(series) -> np.ndarray | None:
+    """Per-source series side by side, as columns over the sources every one of them has
+    (None when one is empty or they share no source): the paired samples a bootstrap resamples."""
+    if not series or any(s.empty for s in series):
+        return None
+    df = pd.concat(series, axis=1, join="inner")
+    return df.to_numpy() if len(df) else None
+
+
 def units_of(runs: pd.DataFrame, graph: str, variant: str) -> str:
     """'5 sources x 3 trials' for one (graph, run id)."""
     ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Across, Bootstrap, Exact, Fit, Spread, Sweep, Untestable
-from ..claims.runs import across, data_of, missing, per_source, ratio, unit_name, units_of
+from ..claims.runs import (aligned, across, data_of, missing, per_source, ratio, unit_name,
+                          units_of)
 from ..errors import InputError
 
 TRANSFERS = "an2017_transfers"
@@ -44,11 +45,7 @@ def _no_run(runs, graphs, variant) -> Untestable:
 
 
 def _columns(runs, graph, variants):
-    series = [per_source(runs, graph, v) for v in variants]
-    if not series or any(s.empty for s in series):
-        return None
-    df = pd.concat(series, axis=1, join="inner")
-    return df.to_numpy() if len(df) else None
+    return aligned([per_source(runs, graph, v) for v in variants])
 
 
 def evidence_fig1(claims, runs, stats) -> dict:

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Bootstrap, Exact, Fit, Spread, Sweep, Untestable
-from ..claims.runs import across, data_of, graph_for, missing, per_source, ratio, units_of
+from ..claims.runs import (aligned, across, data_of, graph_for, missing, per_source, ratio,
+                          units_of)
 from ..harness.sources import degenerate_minimum
 
 PERSISTENT = "lbr_persistent"
@@ -228,11 +229,7 @@ def _lbr_times(runs, graph, k, t):
 
 def _table(runs, graph, cells):
     """Per source, the times of each (k, t) cell, as columns (sources every cell ran)."""
-    series = [_lbr_times(runs, graph, k, t) for k, t in cells]
-    if not series or any(s.empty for s in series):
-        return None
-    df = pd.concat(series, axis=1, join="inner")
-    return df.to_numpy() if len(df) else None
+    return aligned([_lbr_times(runs, graph, k, t) for k, t in cells])
 
 
 def evidence_fig4(claims, runs, stats) -> dict:
