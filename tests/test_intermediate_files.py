@@ -96,6 +96,22 @@ def test_a_flipped_byte_gives_the_same_graph_a_valid_one_or_a_refusal(written, t
     assert back.invariant_problem() is None  # whatever loads is a graph solvers can index
 
 
+@pytest.mark.parametrize("field, offset, mask", [
+    ("flag bit 5, patched data", 8, 0x20), ("flag bit 6, strong encryption", 8, 0x40),
+    ("flag bit 0, encrypted", 8, 0x01), ("compression method", 10, 0x63),
+    ("version needed", 6, 0x40)])
+def test_a_zip_entry_header_byte_flipped_is_refused(written, tmp_path, field, offset, mask):
+    # zipfile answers these with NotImplementedError or RuntimeError, not BadZipFile
+    d, g, record = written
+    raw = bytearray((d / "grid.npz").read_bytes())
+    first_entry = raw.index(b"PK\x01\x02")  # the central directory, which zipfile trusts
+    raw[first_entry + offset] ^= mask
+    path = tmp_path / "flipped.npz"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DamagedFile, match="flipped.npz: cannot be read as a graph cache"):
+        CSRGraph.load(path)
+
+
 def _save_arrays(path, **arrays):
     with open(path, "wb") as f:
         np.savez(f, **arrays)

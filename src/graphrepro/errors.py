@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+import lzma
+import struct
+import tokenize
+import zipfile
+import zlib
+
+# Everything np.load raises on a damaged .npy/.npz: a malformed header is parsed as a Python
+# literal (SyntaxError, TokenError), and zipfile answers a flipped flag or method byte with
+# NotImplementedError or RuntimeError ("encrypted"). A reader catches these and names the file.
+NUMPY_LOAD_ERRORS = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
+                     lzma.LZMAError, struct.error, RuntimeError, MemoryError, OverflowError,
+                     SyntaxError, tokenize.TokenError)
+
 
 class GraphreproError(Exception):
     """Base class: the CLI prints these as one line and exits non-zero, never a traceback."""

@@ -20,7 +20,7 @@ import tarfile
 import zlib
 from pathlib import Path
 
-from ..errors import GraphreproError
+from ..errors import NUMPY_LOAD_ERRORS, GraphreproError
 
 CHUNK = 1 << 20
 HEAD = 1 << 16  # the bytes a header must lie in
@@ -278,5 +278,5 @@ def _check_numpy(path: Path, ds) -> dict:
         return {}
     except InvalidDatasetFile:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, SyntaxError) as e:
+    except NUMPY_LOAD_ERRORS as e:
         raise InvalidDatasetFile(f"not a whole {ds.format} file: {e}") from None

@@ -7,15 +7,12 @@ numbering so that sources and outputs speak the user's language.
 
 from __future__ import annotations
 
-import tokenize
-import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import NUMPY_LOAD_ERRORS, InputError
 
 INT32_MAX = np.iinfo(np.int32).max
 INT64_MAX = np.iinfo(np.int64).max  # also "unreachable" (solvers.INF): no distance may reach it
@@ -192,8 +189,7 @@ class CSRGraph:
                 graph = cls(z["indptr"], z["indices"], z["weights"],
                             labels=z["labels"] if "labels" in z.files else None,
                             base=z["base"], name=z["name"])
-        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
-                SyntaxError, tokenize.TokenError) as e:  # np.load on a damaged header
+        except NUMPY_LOAD_ERRORS as e:
             if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
                 raise InputError(f"{path}: {e.strerror}") from None
             raise damaged(path, f"cannot be read as a graph cache ({type(e).__name__}: "

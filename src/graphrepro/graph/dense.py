@@ -17,15 +17,13 @@ dense GPU solvers take the matrix).
 from __future__ import annotations
 
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from ..errors import InputError
+from ..errors import NUMPY_LOAD_ERRORS, InputError
 from .csr import INT32_MAX, CSRGraph
 
 NO_EDGE = INT32_MAX  # "no edge" is infinity in an2017's matrix; weights must stay below it
@@ -235,8 +233,7 @@ class DenseGraph:
             with np.load(path, allow_pickle=False) as z:
                 args = (int(z["dense_vertices"]), float(z["density"]), int(z["max_weight"]),
                         int(z["seed"]), str(z["name"]))
-        except (OSError, ValueError, TypeError, EOFError, KeyError, zipfile.BadZipFile,
-                zlib.error) as e:
+        except (*NUMPY_LOAD_ERRORS, TypeError) as e:
             raise damaged(path, f"not a dense-graph descriptor ({type(e).__name__}: "
                                 f"{str(e)[:120]})") from None
         try:
@@ -250,7 +247,7 @@ def is_dense_file(path) -> bool:
     try:
         with np.load(path, allow_pickle=False) as z:
             return "dense_vertices" in z.files
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+    except NUMPY_LOAD_ERRORS:
         return False  # not readable as a descriptor: the CSR reader names what is wrong
 
 

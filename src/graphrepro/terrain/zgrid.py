@@ -13,9 +13,6 @@ cols, side, dtype, order and where it came from.
 from __future__ import annotations
 
 import json
-import tokenize
-import zipfile
-import zlib
 from pathlib import Path
 
 import numba
@@ -24,7 +21,7 @@ import numpy as np
 
 from .._jit import sized
 
-from ..errors import GraphFormatError, InputError
+from ..errors import NUMPY_LOAD_ERRORS, GraphFormatError, InputError
 from . import morton
 from .asciigrid import AsciiGrid
 
@@ -151,11 +148,6 @@ def convert_array(array, output, *, source: dict, dtype: str = "uint16",
                          source=source, dtype=dtype, nodata=nodata)
 
 
-# what np.load raises on a damaged file (a malformed header is parsed as a Python literal)
-_NUMPY_ERRORS = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
-                 SyntaxError, tokenize.TokenError)
-
-
 def _numpy_problem(path: Path, e: Exception) -> GraphFormatError:
     if isinstance(e, OSError) and e.strerror:
         return GraphFormatError(path, None, f"cannot read: {e.strerror}")
@@ -174,7 +166,7 @@ def read_npz_grid(path) -> tuple[np.ndarray, dict]:
             extra = {k: float(z[k]) for k in keys
                      if k != key and z[k].ndim == 0 and z[k].dtype.kind in "iuf"}
             return np.array(z[key]), extra
-    except _NUMPY_ERRORS as e:
+    except NUMPY_LOAD_ERRORS as e:
         raise _numpy_problem(path, e) from None
 
 
@@ -182,7 +174,7 @@ def _load_npy(path: Path) -> np.ndarray:
     """A .npy grid, memory-mapped; a header that promises more than the file holds is refused."""
     try:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except _NUMPY_ERRORS as e:
+    except NUMPY_LOAD_ERRORS as e:
         raise _numpy_problem(path, e) from None
     if array.dtype.kind not in "iuf":
         raise GraphFormatError(path, None, f"elevations must be numbers, not {array.dtype}")
