@@ -80,6 +80,28 @@ def missing(runs: pd.DataFrame, graph: str | None, *variants: str) -> Untestable
     return None
 
 
+# A run timed before graphrepro.launch: numba's own kernel launches, 217 us a Harish round on
+# the H100 against 18.2 us in native CUDA C++ (README, "The GPU"). A host loop's time then is
+# mostly launch cost, which is what safari2017 and its peers argue about.
+OLD_LAUNCH_PATH = "numba host launches (before graphrepro.launch)"
+
+
+def launch_problem(runs: pd.DataFrame, graph: str, *variants: str) -> str | None:
+    """Why the times of ``variants`` on ``graph`` cannot decide a claim about host round trips:
+    one of them was timed on numba's host launch path (its provenance predates
+    ``graphrepro.launch``), which inflates a host loop's time about tenfold per round. None when
+    every run was timed on the native-cost path, or its path is unknown (no provenance)."""
+    if "launch_path" not in runs.columns:
+        return None
+    mine = runs[(runs["graph"] == graph) & runs["variant"].isin(variants)]
+    old = sorted(set(mine.loc[mine["launch_path"] == OLD_LAUNCH_PATH, "variant"]))
+    if not old:
+        return None
+    return (f"{' and '.join(old)} {'was' if len(old) == 1 else 'were'} timed on numba's host "
+            f"launch path (about 217 us a Harish round against 18 us native), which decides a "
+            f"comparison of host round trips: to be rerun on graphrepro.launch")
+
+
 def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
           column: str = "solve_ms", label: str = "ms") -> Evidence:
     """mean(num) / mean(den) over the sources both ran (a speedup of ``den`` over ``num``),
@@ -118,8 +140,11 @@ def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
     if not ok:
         first = next(iter(gone.values()), Untestable(reason="no graph in this config"))
         return Untestable(reason=first.reason)
-    detail = ("left out: " + "; ".join(f"{g}, {e.reason}" for g, e in gone.items())
-              if gone else "")
+    by_reason: dict = {}  # graphs left out for the same reason are named once, together
+    for g, e in gone.items():
+        by_reason.setdefault(e.reason, []).append(g)
+    detail = ("left out: " + "; ".join(f"{', '.join(gs)}: {reason}"
+                                       for reason, gs in by_reason.items()) if gone else "")
     ns = sorted({e.n for e in ok.values()})
     return Across(parts=list(ok.values()), labels=list(ok), what=what, detail=detail,
                   n=f"{len(ok)} {what} x " + " / ".join(ns) if ns else "",

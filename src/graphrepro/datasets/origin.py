@@ -19,7 +19,8 @@ def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
     if kind == "real":
         where = origin.get("url") or origin.get("embedded") or origin.get("file", "")
         sha = origin.get("sha256")
-        via = f", from offline mirror {origin['mirror']}" if origin.get("mirror") else ""
+        via = ((", from an offline mirror" if brief else f", from offline mirror {origin['mirror']}")
+               if origin.get("mirror") else "")  # a path on the machine that ran it
         return f"real: {where}" + (f" (sha256 {sha[:12]}...{via})" if sha else "") + extra
     if kind == "real topology":
         w = origin.get("weights") or {}

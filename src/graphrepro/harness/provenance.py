@@ -78,6 +78,8 @@ def gpu_info() -> dict:
     return info
 
 
+LAUNCH_PATH = "graphrepro.launch"
+
 def provenance(config=None) -> dict:
     versions = {}
     for name in _PACKAGES:
@@ -94,4 +96,7 @@ def provenance(config=None) -> dict:
         "packages": versions,
         "commit": git_commit(Path(__file__).parent),
         "config_hash": config_hash(config) if config is not None else None,
+        # how host loops launch kernels: a run's record without it predates this path (numba's
+        # own launches, ~10x native a Harish round), and claims/runs.py keeps such times apart
+        "launch_path": LAUNCH_PATH,
     }

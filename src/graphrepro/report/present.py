@@ -95,6 +95,13 @@ def _cell(value: str) -> str:
     return s
 
 
+def _breakable(escaped: str) -> str:
+    """Escaped cell text with a line-break opportunity after each "/" of a long token (a URL in
+    a `data` cell): a browser will not break it otherwise, and one such cell widens the table
+    past the page."""
+    return re.sub(r"\S{30,}", lambda m: m.group(0).replace("/", "/<wbr>"), escaped)
+
+
 def _verdict_class(text: str) -> str:
     """The ledger's five verdicts take the claims table's colours; a table row's verdict is the
     ledger's (graphrepro.claims), "a; b" where it stands for several claims: the first colours."""
@@ -133,7 +140,7 @@ def html_table(df: pd.DataFrame, table_id: str) -> str:
             if c == "verdict":
                 cls += ["verdict", _verdict_class(v)]
             attr = f' class="{" ".join(cls)}"' if cls else ""
-            cells.append(f"<td{attr}>{esc(v)}</td>")
+            cells.append(f"<td{attr}>{_breakable(esc(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     toggle = (f'<button type="button" class="toggle" data-for="{table_id}">all columns '
               f"({len(columns)})</button>" if extra else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -20,8 +21,21 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
         df = read_run_table(p, (labels or {}).get(graph))
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
+        df["launch_path"] = _launch_path(Path(p))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _launch_path(run_table: Path) -> str:
+    """The launch path a run table was timed with, from the provenance record beside it: a
+    record without one predates ``graphrepro.launch``; no record at all, unknown ("")."""
+    from ..claims.runs import OLD_LAUNCH_PATH
+
+    record = run_table.with_suffix(".provenance.json")
+    try:
+        return json.loads(record.read_text()).get("launch_path") or OLD_LAUNCH_PATH
+    except (OSError, ValueError, AttributeError):
+        return ""
 
 
 def load_stats(paths) -> dict:
