@@ -188,8 +188,12 @@ def test_the_number_of_sources_is_the_documents_or_said():
     fig3 = ledger[ledger["claim_id"] == "f3.calibration"].iloc[0]  # run 2: real NY
     assert fig3["n"] == "100 sources x 2 trials" and "bootstrap over sources" in fig3["interval"]
     assert "sources: 100" in (ROOT / "config" / "h100-real.yaml").read_text()
-    fig4 = ledger[ledger["claim_id"] == "f4.k_decreasing"].iloc[0]  # run 2's NY beside run 1's
+    fig4 = ledger[ledger["claim_id"] == "f4.t_more"].iloc[0]  # run 2's NY beside run 1's
     assert fig4["n"] == "3 graphs x 100 sources x 2 trials / 5 sources x 3 trials"
+    # comparing depths k compares launch counts: run 1's graphs are left out, and named
+    best_k = ledger[ledger["claim_id"] == "f4.best_k"].iloc[0]
+    assert best_k["n"] == "1 graphs x 100 sources x 2 trials"
+    assert "left out: calnev_w10, western_w10: 7 runs" in best_k["reason"]
 
 
 def reference_verdicts() -> dict:

@@ -97,7 +97,8 @@ def launch_problem(runs: pd.DataFrame, graph: str, *variants: str) -> str | None
     old = sorted(set(mine.loc[mine["launch_path"] == OLD_LAUNCH_PATH, "variant"]))
     if not old:
         return None
-    return (f"{' and '.join(old)} {'was' if len(old) == 1 else 'were'} timed on numba's host "
+    which = " and ".join(old) if len(old) <= 2 else f"{len(old)} runs ({', '.join(old[:2])}, ...)"
+    return (f"{which} {'was' if len(old) == 1 else 'were'} timed on numba's host "
             f"launch path (about 217 us a Harish round against 18 us native), which decides a "
             f"comparison of host round trips: to be rerun on graphrepro.launch")
 

@@ -240,18 +240,36 @@ def _table(runs, graph, cells):
     return aligned([_lbr_times(runs, graph, k, t) for k, t in cells])
 
 
+def _k_problems(runs, graphs) -> dict:
+    """Graphs whose LBR times cannot compare depths k: N = (Harish's minimum) / k blind launches,
+    so a deeper k saves launches, and on the old launch path each saved launch was worth ten
+    native ones. Comparing t at one k (the same launches) is not affected."""
+    lbr = [v for v in (pd.unique(runs["variant"]) if len(runs) else ())
+           if str(v) == "lbr" or str(v).startswith("lbr@")]
+    return {g: p for g in graphs if (p := launch_problem(runs, g, *lbr))}
+
+
 def evidence_fig4(claims, runs, stats) -> dict:
     graphs = _graphs(runs, stats)
     ks = [k for k in range(1, 6) if any(len(_lbr_times(runs, g, k, 2)) for g in graphs)]
     n = {g: units_of(runs, g, _lbr_variant(runs, 4, 2)) for g in graphs}
-    data = data_of(stats, graphs)
     out = {}
-    sweep = {g: _table(runs, g, [(k, 2) for k in ks]) for g in graphs}
-    sweep = {g: a for g, a in sweep.items() if a is not None}
     none = Untestable(reason=_why_not(runs, graphs, _lbr_variant(runs, 4, 2)))
+    k_problems = _k_problems(runs, graphs)
+    by_reason: dict = {}
+    for g, p in k_problems.items():
+        by_reason.setdefault(p, []).append(g)
+    left_out = "; ".join(f"left out: {', '.join(gs)}: {p}" for p, gs in by_reason.items())
+    k_graphs = [g for g in graphs if g not in k_problems]
+    data = data_of(stats, k_graphs)
+    sweep = {g: _table(runs, g, [(k, 2) for k in ks]) for g in k_graphs}
+    sweep = {g: a for g, a in sweep.items() if a is not None}
+    if k_problems and not sweep:
+        none = Untestable(reason=next(iter(k_problems.values())))
     if sweep and len(ks) > 1:
         out["f4.best_k"] = Sweep(params=ks, groups=list(sweep.values()), data=data,
-                                 n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})))
+                                 n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})),
+                                 detail=left_out)
     else:
         out["f4.best_k"] = none
     low = [k for k in ks if k <= 4]
@@ -260,8 +278,9 @@ def evidence_fig4(claims, runs, stats) -> dict:
         if len(low) > 1:
             fits[g] = Fit(xs=low, ys=[a[:, ks.index(k)] for k in low], n=n[g],
                           data=data_of(stats, [g]))
-    out["f4.k_decreasing"] = across(fits, stats) if fits else none
-    out["f4.k5_no_gain"] = across({g: _cells_ratio(runs, stats, g, (4, 2), [(5, 2)])
+    gone = {g: Untestable(reason=p) for g, p in k_problems.items()}
+    out["f4.k_decreasing"] = across({**fits, **gone}, stats) if fits else none
+    out["f4.k5_no_gain"] = across({g: gone.get(g) or _cells_ratio(runs, stats, g, (4, 2), [(5, 2)])
                                    for g in graphs}, stats)
     out["f4.t2_over_t1"] = across({g: _cells_ratio(runs, stats, g, (4, 1), [(4, 2)])
                                    for g in graphs}, stats)
@@ -276,7 +295,8 @@ def evidence_fig4(claims, runs, stats) -> dict:
             return 100 * max(1 - g[:, below].mean(axis=0).min() / g[:, one].mean() for g in groups)
 
         out["f4.gain30"] = Bootstrap(groups=gains, statistic=best_gain, data=data,
-                                     n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})))
+                                     n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})),
+                                     detail=left_out)
     else:
         out["f4.gain30"] = none
     return out
