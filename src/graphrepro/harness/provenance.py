@@ -97,6 +97,7 @@ def provenance(config=None) -> dict:
         "commit": git_commit(Path(__file__).parent),
         "config_hash": config_hash(config) if config is not None else None,
         # how host loops launch kernels: a run's record without it predates this path (numba's
-        # own launches, ~10x native a Harish round), and claims/runs.py keeps such times apart
+        # own launches, several times native a Harish round), and claims/runs.py keeps such
+        # times apart
         "launch_path": LAUNCH_PATH,
     }
