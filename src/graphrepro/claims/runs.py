@@ -135,6 +135,16 @@ def _ratio_unpaired(groups):
     return groups[0].mean() / groups[1].mean()
 
 
+def left_out(reasons: dict) -> str:
+    """"left out: a, b: why; c: why else" for {graph: reason}: graphs left out for the same
+    reason are named once, together ("" when none is)."""
+    by_reason: dict = {}
+    for g, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(g)
+    return ("left out: " + "; ".join(f"{', '.join(gs)}: {reason}"
+                                     for reason, gs in by_reason.items()) if reasons else "")
+
+
 def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
     """One claim over several graphs: every part judged together (see rule.Across); parts that
     could not be measured are left out and named, and if none is left, the first reason."""
@@ -143,11 +153,7 @@ def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
     if not ok:
         first = next(iter(gone.values()), Untestable(reason="no graph in this config"))
         return Untestable(reason=first.reason)
-    by_reason: dict = {}  # graphs left out for the same reason are named once, together
-    for g, e in gone.items():
-        by_reason.setdefault(e.reason, []).append(g)
-    detail = ("left out: " + "; ".join(f"{', '.join(gs)}: {reason}"
-                                       for reason, gs in by_reason.items()) if gone else "")
+    detail = left_out({g: e.reason for g, e in gone.items()})
     ns = sorted({e.n for e in ok.values()})
     return Across(parts=list(ok.values()), labels=list(ok), what=what, detail=detail,
                   n=f"{len(ok)} {what} x " + " / ".join(ns) if ns else "",

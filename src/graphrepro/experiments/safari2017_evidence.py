@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Bootstrap, Exact, Fit, Spread, Sweep, Untestable
-from ..claims.runs import (aligned, across, data_of, graph_for, launch_problem, missing,
-                           per_source, ratio, units_of)
+from ..claims.runs import (aligned, across, data_of, graph_for, launch_problem, left_out,
+                           missing, per_source, ratio, units_of)
 from ..harness.sources import degenerate_minimum
 
 PERSISTENT = "lbr_persistent"
@@ -256,10 +256,7 @@ def evidence_fig4(claims, runs, stats) -> dict:
     out = {}
     none = Untestable(reason=_why_not(runs, graphs, _lbr_variant(runs, 4, 2)))
     k_problems = _k_problems(runs, graphs)
-    by_reason: dict = {}
-    for g, p in k_problems.items():
-        by_reason.setdefault(p, []).append(g)
-    left_out = "; ".join(f"left out: {', '.join(gs)}: {p}" for p, gs in by_reason.items())
+    skipped = left_out(k_problems)
     k_graphs = [g for g in graphs if g not in k_problems]
     data = data_of(stats, k_graphs)
     sweep = {g: _table(runs, g, [(k, 2) for k in ks]) for g in k_graphs}
@@ -269,7 +266,7 @@ def evidence_fig4(claims, runs, stats) -> dict:
     if sweep and len(ks) > 1:
         out["f4.best_k"] = Sweep(params=ks, groups=list(sweep.values()), data=data,
                                  n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})),
-                                 detail=left_out)
+                                 detail=skipped)
     else:
         out["f4.best_k"] = none
     low = [k for k in ks if k <= 4]
@@ -296,7 +293,7 @@ def evidence_fig4(claims, runs, stats) -> dict:
 
         out["f4.gain30"] = Bootstrap(groups=gains, statistic=best_gain, data=data,
                                      n=f"{len(sweep)} graphs x " + "/".join(sorted({n[g] for g in sweep})),
-                                     detail=left_out)
+                                     detail=skipped)
     else:
         out["f4.gain30"] = none
     return out
