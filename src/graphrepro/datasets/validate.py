@@ -128,31 +128,34 @@ def _expect(what: str, found: int, want) -> None:
         raise InvalidDatasetFile(f"{what} {found:,}, the registry says {want:,}")
 
 
-def _dimacs(text, lines, ds) -> dict:
-    m = re.search(r"^p\s+sp\s+(\d+)\s+(\d+)\s*$", text, re.M)
+def _problem_line(text, tag: str, unit: str, fmt: str, ds) -> tuple[int, int]:
+    """The header's ``p <tag> <vertices> <count>`` line, its vertex count held to the registry."""
+    m = re.search(rf"^p\s+{tag}\s+(\d+)\s+(\d+)\s*$", text, re.M)
     if not m:
-        raise InvalidDatasetFile("no 'p sp <vertices> <arcs>' line in the header: not DIMACS")
-    n, arcs = int(m.group(1)), int(m.group(2))
-    _expect("the 'p sp' line announces vertices", n, ds.vertices)
+        raise InvalidDatasetFile(f"no 'p {tag} <vertices> <{unit}s>' line in the header: not {fmt}")
+    n, count = int(m.group(1)), int(m.group(2))
+    _expect(f"the 'p {tag}' line announces vertices", n, ds.vertices)
+    return n, count
+
+
+def _expect_lines(found: int, count: int, unit: str, tag: str) -> None:
+    if found != count:
+        raise InvalidDatasetFile(f"{found:,} {unit} lines, the 'p {tag}' line announces "
+                                 f"{count:,} (a truncated file?)")
+
+
+def _dimacs(text, lines, ds) -> dict:
+    n, arcs = _problem_line(text, "sp", "arc", "DIMACS", ds)
     _expect("the 'p sp' line announces arcs", arcs, ds.arcs)
-    found = lines.by_start[ord("a")]
-    if found != arcs:
-        raise InvalidDatasetFile(f"{found:,} arc lines, the 'p sp' line announces {arcs:,} "
-                                 f"(a truncated file?)")
+    _expect_lines(lines.by_start[ord("a")], arcs, "arc", "sp")
     return {"vertices": n, "arcs": arcs}
 
 
 def _pace(text, lines, ds) -> dict:
     """PACE 2016 road topologies: ``p tw n m``, then one ``u v`` line per undirected edge."""
-    m = re.search(r"^p\s+tw\s+(\d+)\s+(\d+)\s*$", text, re.M)
-    if not m:
-        raise InvalidDatasetFile("no 'p tw <vertices> <edges>' line in the header: not PACE 2016")
-    n, edges = int(m.group(1)), int(m.group(2))
-    _expect("the 'p tw' line announces vertices", n, ds.vertices)
-    found = lines.lines - lines.by_start[ord("c")] - lines.by_start[ord("p")] - lines.blank
-    if found != edges:
-        raise InvalidDatasetFile(f"{found:,} edge lines, the 'p tw' line announces {edges:,} "
-                                 f"(a truncated file?)")
+    n, edges = _problem_line(text, "tw", "edge", "PACE 2016", ds)
+    _expect_lines(lines.lines - lines.by_start[ord("c")] - lines.by_start[ord("p")] - lines.blank,
+                  edges, "edge", "tw")
     return {"vertices": n, "edges": edges}
 
 

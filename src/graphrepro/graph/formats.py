@@ -320,14 +320,21 @@ def _read_dimacs(path, buf, pace: bool = False) -> CSRGraph:
     else:
         raise GraphFormatError(path, None, "no 'p sp n m' problem line")
     body = _Body(path, buf, next_pos, "a", "c", 3, "'a u v w' or a 'c' comment")
-    cols = body.columns
-    if len(cols) != m:
-        raise GraphFormatError(path, number, f"the problem line announces {m} arcs but the file "
-                               f"has {len(cols)}")
-    body.check_range(0, 1, n, "vertex")
-    body.check_range(1, 1, n, "vertex")
+    cols = _announced_pairs(body, path, number, n, m, "arcs")
     body.check_weights(2)
     return CSRGraph.from_arcs(n, cols[:, 0] - 1, cols[:, 1] - 1, cols[:, 2], base=1)
+
+
+def _announced_pairs(body, path, number: int, n: int, m: int, unit: str):
+    """The body's columns, as many rows as the problem line announced, with both endpoints
+    1-based vertex ids up to n (DIMACS arcs and PACE edges alike)."""
+    cols = body.columns
+    if len(cols) != m:
+        raise GraphFormatError(path, number, f"the problem line announces {m} {unit} but the "
+                               f"file has {len(cols)}")
+    body.check_range(0, 1, n, "vertex")
+    body.check_range(1, 1, n, "vertex")
+    return cols
 
 
 def _read_pace(path, buf, number, next_pos, fields) -> CSRGraph:
@@ -336,12 +343,7 @@ def _read_pace(path, buf, number, next_pos, fields) -> CSRGraph:
     if n < 0 or m < 0:
         raise GraphFormatError(path, number, "negative count in the problem line")
     body = _Body(path, buf, next_pos, None, "c", 2, "'u v' or a 'c' comment")
-    cols = body.columns
-    if len(cols) != m:
-        raise GraphFormatError(path, number, f"the problem line announces {m} edges but the file "
-                               f"has {len(cols)}")
-    body.check_range(0, 1, n, "vertex")
-    body.check_range(1, 1, n, "vertex")
+    cols = _announced_pairs(body, path, number, n, m, "edges")
     u, v = cols[:, 0] - 1, cols[:, 1] - 1
     return CSRGraph.from_arcs(n, np.concatenate([u, v]), np.concatenate([v, u]),
                               np.ones(2 * len(cols), dtype=np.int32), base=1)
