@@ -56,26 +56,27 @@ def test_a_mistyped_config_key_is_named_in_a_line(tmp_path):
     assert len(text.splitlines()) < 12 and "additionalProperties" not in text
 
 
+def _native_run(solver: str):
+    """The run table of a native baseline on a 16-vertex grid, 2 sources, 1 trial."""
+    graph = road_grid(4, 4, keep=1.0, seed=1, name="g16")
+    sources = [int(s) for s in draw_sources(graph, 2, seed=1)]
+    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
+    return measure(graph, RunSpec(solver, sources, digests, trials=1, warmup=0),
+                   log=lambda _: None)
+
+
 def test_without_a_compiler_the_native_baseline_says_not_built(tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", str(tmp_path / "no-such-g++"))
     monkeypatch.setenv("GRAPHREPRO_NATIVE_DIR", str(tmp_path / "native"))
     monkeypatch.setenv("PATH", str(tmp_path))  # nor a g++ or c++ to fall back on
-    graph = road_grid(4, 4, keep=1.0, seed=1, name="g16")
-    sources = [int(s) for s in draw_sources(graph, 2, seed=1)]
-    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
-    runs = measure(graph, RunSpec("bgl_dijkstra", sources, digests, trials=1, warmup=0),
-                   log=lambda _: None)
+    runs = _native_run("bgl_dijkstra")
     assert set(runs["status"]) == {"not built: no C++ compiler"}
 
 
 def test_without_boost_headers_the_native_baseline_says_not_built(tmp_path, monkeypatch):
     monkeypatch.setenv("BOOST_INCLUDE", str(tmp_path / "no-boost-here"))
     monkeypatch.setenv("GRAPHREPRO_NATIVE_DIR", str(tmp_path / "native"))
-    graph = road_grid(4, 4, keep=1.0, seed=1, name="g16")
-    sources = [int(s) for s in draw_sources(graph, 2, seed=1)]
-    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
-    runs = measure(graph, RunSpec("cpp_dijkstra", sources, digests, trials=1, warmup=0),
-                   log=lambda _: None)
+    runs = _native_run("cpp_dijkstra")
     assert set(runs["status"]) == {"not built: no Boost headers"}
 
 
