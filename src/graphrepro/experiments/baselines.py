@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import Target, target
-from .measured import per_source, summarise_times
+from .measured import per_source, summarise_times, time_bars
 from .safari2017_evidence import evidence_bench_cpu
 
 SOLVERS = ("bgl_dijkstra", "dijkstra", "cpp_dijkstra", "scipy_dijkstra", "delta_stepping",
@@ -82,19 +82,13 @@ def compare_bench_cpu(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) 
 
 
 def figure_bench_cpu(runs: pd.DataFrame, ax) -> None:
-    import seaborn as sns
-
     src = per_source(runs)
     if src.empty:
         ax.text(0.5, 0.5, "no solver ran", ha="center", va="center", transform=ax.transAxes)
         return
-    order = [s for s in SOLVERS if s in set(src["solver"])]
-    sns.barplot(data=src, x="graph", y="solve_ms", hue="solver", hue_order=order,
-                order=list(pd.unique(runs["graph"])), estimator="median", errorbar=("pi", 50),
-                ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("solve time per source, ms (median, IQR bars)")
-    ax.set_title("CPU baselines: median over sources")
+    time_bars(src, pd.unique(runs["graph"]), "solver",
+              [s for s in SOLVERS if s in set(src["solver"])], "CPU baselines: median over sources",
+              ax)
 
 
 target(Target("bench_cpu", "safari2017", "CPU baselines",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import Target, target
-from .measured import median_counter, per_source, run_status, summarise_times
+from .measured import median_counter, per_source, run_status, summarise_times, time_bars
 
 DOCUMENT = "graphrepro"
 ITEM = "today's best, beside the documents"
@@ -153,8 +153,6 @@ def summary_frontier(table: pd.DataFrame) -> str:
 
 
 def figure_frontier(runs: pd.DataFrame, ax) -> None:
-    import seaborn as sns
-
     src = per_source(runs)
     if src.empty:
         ax.text(0.5, 0.5, run_status(runs, OURS) or "no solver ran", ha="center", va="center",
@@ -162,13 +160,8 @@ def figure_frontier(runs: pd.DataFrame, ax) -> None:
         ax.set_axis_off()
         ax.figure.set_size_inches(5, 0.6)
         return
-    order = [v for v in pd.unique(src["variant"])]
-    sns.barplot(data=src, x="graph", y="solve_ms", hue="variant", hue_order=order,
-                order=list(pd.unique(runs["graph"])), estimator="median", errorbar=("pi", 50),
-                ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("solve time per source, ms (median, IQR bars)")
-    ax.set_title("today's best, beside the documents: frontier and each document's best")
+    time_bars(src, pd.unique(runs["graph"]), "variant", list(pd.unique(src["variant"])),
+              "today's best, beside the documents: frontier and each document's best", ax)
 
 
 target(Target("frontier_sssp", DOCUMENT, ITEM,

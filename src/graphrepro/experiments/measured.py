@@ -16,6 +16,17 @@ def per_source(runs: pd.DataFrame) -> pd.DataFrame:
     return ok.groupby(["graph", "solver", "variant", "source"], as_index=False).median(numeric_only=True)
 
 
+def time_bars(src: pd.DataFrame, graphs, hue: str, order, title: str, ax) -> None:
+    """Per-source solve times as bars per graph: the median, IQR whiskers, a log axis."""
+    import seaborn as sns
+
+    sns.barplot(data=src, x="graph", y="solve_ms", hue=hue, hue_order=order, order=list(graphs),
+                estimator="median", errorbar=("pi", 50), ax=ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("solve time per source, ms (median, IQR bars)")
+    ax.set_title(title)
+
+
 def summarise_times(runs: pd.DataFrame, column: str = "solve_ms") -> pd.DataFrame:
     """Median, mean and interquartile range over sources of the per-source time (ms)."""
     src = per_source(runs)
