@@ -280,3 +280,9 @@ def test_a_run_tables_launch_path_comes_from_its_provenance(tmp_path):
         paths.append(p)
     got = load_runs(paths).set_index("graph")["launch_path"].to_dict()
     assert got == {"new": "graphrepro.launch", "old": OLD_LAUNCH_PATH, "none": ""}
+    # a record cut short is refused with its name, not read as "unknown path"
+    from graphrepro.harness.files import DamagedFile
+
+    paths[0].with_suffix(".provenance.json").write_text('{"launch_path": "graph')
+    with pytest.raises(DamagedFile, match="new/dijkstra.provenance.json: not valid JSON"):
+        load_runs(paths)

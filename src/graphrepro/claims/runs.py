@@ -90,7 +90,7 @@ OLD_LAUNCH_PATH = "numba host launches (before graphrepro.launch)"
 def launch_problem(runs: pd.DataFrame, graph: str, *variants: str) -> str | None:
     """Why the times of ``variants`` on ``graph`` cannot decide a claim about host round trips:
     one of them was timed on numba's host launch path (its provenance predates
-    ``graphrepro.launch``), which inflates a host loop's time about tenfold per round. None when
+    ``graphrepro.launch``), which costs a host loop several times more per round. None when
     every run was timed on the native-cost path, or its path is unknown (no provenance)."""
     if "launch_path" not in runs.columns:
         return None

@@ -111,9 +111,8 @@ def read_run_table(path, labels=None):
 _DIGEST = re.compile(r"^[0-9a-f]{32}$")
 
 
-def read_sources(path, num_vertices: int | None = None) -> dict:
-    """A sources record (``sources/<graph>.json``): the graph's name, its sources (internal ids,
-    in range when ``num_vertices`` is given) and one reference digest per source."""
+def read_record(path, what: str) -> dict:
+    """A JSON object a step wrote whole (``what`` names it in the error)."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -128,7 +127,21 @@ def read_sources(path, num_vertices: int | None = None) -> dict:
     except json.JSONDecodeError as e:
         raise damaged(path, f"not valid JSON (line {e.lineno}: {e.msg})") from None
     if not isinstance(record, dict):
-        raise damaged(path, "not a sources record (a JSON object)")
+        raise damaged(path, f"not {what} (a JSON object)")
+    return record
+
+
+def read_provenance(run_table) -> dict | None:
+    """The provenance record beside a run or benchmark table, or None where it left none."""
+    path = Path(run_table).with_suffix(".provenance.json")
+    return read_record(path, "a provenance record") if path.is_file() else None
+
+
+def read_sources(path, num_vertices: int | None = None) -> dict:
+    """A sources record (``sources/<graph>.json``): the graph's name, its sources (internal ids,
+    in range when ``num_vertices`` is given) and one reference digest per source."""
+    path = Path(path)
+    record = read_record(path, "a sources record")
     sources, digests = record.get("sources"), record.get("digests")
     if not isinstance(record.get("graph"), str):
         raise damaged(path, "no graph name")

@@ -7,10 +7,11 @@ the runs it reads, so a table rebuilt from later calls names those calls' commit
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
+
+from ..harness.files import read_record
 
 
 def _record_paths(reference: Path, target, settings: dict | None) -> list[Path]:
@@ -31,7 +32,7 @@ def table_provenance(reference: Path, target, settings: dict | None = None) -> l
     the dates they span. Empty when none of its runs left a record."""
     groups: dict[tuple, dict] = {}
     for p in _record_paths(reference, target, settings):
-        rec = json.loads(p.read_text())
+        rec = read_record(p, "a provenance record")
         # one line per commit and device; config hashes differ per run (each hashes its settings)
         key = (str(rec.get("commit", "?"))[:12], rec.get("gpu") or rec.get("cpu", "?"))
         g = groups.setdefault(key, {"commit": key[0], "device": key[1], "dates": [], "runs": 0})

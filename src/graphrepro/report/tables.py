@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -30,12 +29,10 @@ def _launch_path(run_table: Path) -> str:
     """The launch path a run table was timed with, from the provenance record beside it: a
     record without one predates ``graphrepro.launch``; no record at all, unknown ("")."""
     from ..claims.runs import OLD_LAUNCH_PATH
+    from ..harness.files import read_provenance
 
-    record = run_table.with_suffix(".provenance.json")
-    try:
-        return json.loads(record.read_text()).get("launch_path") or OLD_LAUNCH_PATH
-    except (OSError, ValueError, AttributeError):
-        return ""
+    record = read_provenance(run_table)
+    return "" if record is None else record.get("launch_path") or OLD_LAUNCH_PATH
 
 
 def load_stats(paths) -> dict:
