@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import lzma
+import os
 import struct
 import tokenize
 import zipfile
@@ -41,3 +42,17 @@ class DeviceUnavailable(GraphreproError):
 
 class VerificationError(GraphreproError):
     """A solver's answer differs from the reference: the experiment must fail, loudly."""
+
+
+class DamagedFile(InputError):
+    """An intermediate file that is truncated, empty or not what its step writes."""
+
+
+def damaged(path, problem: str) -> DamagedFile:
+    """The error for a damaged file (raise it); marks the file out of date for snakemake."""
+    try:
+        os.utime(path, (0, 0))  # snakemake's mtime trigger then remakes it
+    except OSError:
+        pass
+    return DamagedFile(f"{path}: {problem}. The file is damaged (an interrupted step?): delete it "
+                       f"and run again (snakemake reruns the step that makes it)")

@@ -14,6 +14,9 @@ import numpy as np
 
 from .errors import DeviceUnavailable, InputError
 
+# The status of every run row, benchmark row and block a machine without CUDA skips.
+NOT_RUN_NO_GPU = "not run: no CUDA device"
+
 
 def simulated() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"

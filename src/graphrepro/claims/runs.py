@@ -11,8 +11,18 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.origin import describe_origin
-from ..experiments.measured import run_status
 from .rule import Across, Bootstrap, Evidence, Untestable
+
+
+def run_status(runs: pd.DataFrame, variant: str) -> str | None:
+    """None when the run (a run id) succeeded somewhere in ``runs``, else why not."""
+    mine = runs[runs["variant" if "variant" in runs else "solver"] == variant]
+    if mine.empty:
+        return "not in this config"
+    if (mine["status"] == "ok").any():
+        return None
+    return str(mine["status"].iloc[0])
+
 
 
 def per_source(runs: pd.DataFrame, graph: str, variant: str, column: str = "solve_ms") -> pd.Series:

@@ -9,49 +9,9 @@ Targets whose code does not exist yet are listed as planned, with the issue that
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from importlib import resources
-from typing import Callable
+from .registry import _TARGETS, Target, published, target
 
-import pandas as pd
-
-
-@dataclass(frozen=True)
-class Target:
-    name: str
-    document: str
-    item: str
-    description: str
-    solvers: tuple[str, ...] = ()
-    # (runs, stats, published) -> table; a row standing for a claim names it in ``claim_id``,
-    # and its ``verdict`` is filled in from the ledger (no target judges its own claims)
-    compare: Callable[..., pd.DataFrame] | None = None
-    figure: Callable | None = None  # (runs, ax) -> None
-    # (table as written, all strings) -> a sentence or two for the report; targets with claims
-    # leave it out: their summary is generated from their ledger rows (claims.ledger.summary)
-    summary: Callable[[pd.DataFrame], str] | None = None
-    # (claims, runs, stats, **benchmarks) -> {claim_id: claims.Evidence}, one per claim of the
-    # target in its document's claims file (graphrepro.claims.ledger.judge_target)
-    evidence: Callable[..., dict] | None = None
-    planned: int | None = None  # issue number while not built
-    # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
-    # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
-    benchmarks: tuple[str, ...] = ()
-    prints: bool = False  # a benchmark: `compare` also prints its table to standard output
-
-    @property
-    def ready(self) -> bool:
-        return self.compare is not None
-
-
-_TARGETS: dict[str, Target] = {}
-
-
-def target(t: Target) -> Target:
-    if t.name in _TARGETS:
-        raise ValueError(f"target {t.name} defined twice")
-    _TARGETS[t.name] = t
-    return t
+__all__ = ["Target", "target", "published", "all_targets", "get_target"]
 
 
 def all_targets() -> list[Target]:
@@ -72,12 +32,3 @@ def get_target(name: str) -> Target:
     from ..errors import InputError
 
     raise InputError(f"unknown target {name!r}; `python -m graphrepro targets` lists them")
-
-
-def published(document: str) -> pd.DataFrame:
-    """The document's published values, transcribed once with table/figure and place."""
-    path = resources.files("graphrepro.published") / f"{document}.csv"
-    if not path.is_file():
-        return pd.DataFrame(columns=["item", "where", "row", "column", "value", "unit", "note"])
-    with path.open() as f:
-        return pd.read_csv(f, dtype=str, keep_default_na=False)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..solvers.an2017 import EDGES_PER_THREAD
-from . import Target, target
+from .registry import Target, target
 from .an2017_evidence import (evidence_coalescing, evidence_fig1, evidence_fig2,
                               evidence_transfers)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import Target, target
+from .registry import Target, target
 from .measured import per_source, summarise_times, time_bars
 from .safari2017_evidence import evidence_bench_cpu
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import Target, target
+from .registry import Target, target
 from .measured import median_counter, per_source, run_status, summarise_times, time_bars
 
 DOCUMENT = "graphrepro"

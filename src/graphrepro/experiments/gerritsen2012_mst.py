@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..harness.measure import NOT_RUN_NO_GPU
-from . import Target, target
+from .registry import Target, target
 
 DOC = "gerritsen2012"
 PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")

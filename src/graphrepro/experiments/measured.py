@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..claims.runs import run_status  # noqa: F401  (the experiments read it here)
+
 
 def per_source(runs: pd.DataFrame) -> pd.DataFrame:
     """Median over trials for each (graph, run id, source): one number per source, as the
@@ -36,16 +38,6 @@ def summarise_times(runs: pd.DataFrame, column: str = "solve_ms") -> pd.DataFram
     g = src.groupby(["graph", "variant"])[column]
     return pd.DataFrame({"median_ms": g.median(), "mean_ms": g.mean(), "q25_ms": g.quantile(0.25),
                          "q75_ms": g.quantile(0.75), "sources": g.size()}).reset_index()
-
-
-def run_status(runs: pd.DataFrame, variant: str) -> str | None:
-    """None when the run (a run id) succeeded somewhere in ``runs``, else why not."""
-    mine = runs[runs["variant" if "variant" in runs else "solver"] == variant]
-    if mine.empty:
-        return "not in this config"
-    if (mine["status"] == "ok").any():
-        return None
-    return str(mine["status"].iloc[0])
 
 
 def not_run(status) -> str:

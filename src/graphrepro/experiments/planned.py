@@ -3,7 +3,7 @@
 Every document's tables are built now; a new document's targets start here, listed by
 (name, document, item, description, issue), so `graphrepro targets` shows what is coming."""
 
-from . import Target, target
+from .registry import Target, target
 
 PLANNED: list[tuple[str, str, str, str, int]] = []
 

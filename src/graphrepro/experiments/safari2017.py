@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.origin import describe_origin
-from . import Target, target
+from .registry import Target, target
 from .measured import median_counter, not_run, per_source, run_status, summarise_times
 from ..claims.ledger import load_claims
 from .safari2017_evidence import (TABLE1_STATS, _table1_value_matches, evidence_calnev,

@@ -52,7 +52,7 @@ def _table1_value_matches(column: str, published: str, ours) -> bool:
 def evidence_table1(claims, runs, stats) -> dict:
     """Per graph: how many of Table 1's statistics ours misses (0 reproduces the row); on a
     stand-in, not testable (it is built to the row's counts)."""
-    from . import published
+    from .registry import published
 
     pub = published("safari2017")
     pub = pub[pub["item"] == "Table 1"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import Target, target
+from .registry import Target, target
 from .measured import median_counter, not_run, per_source, run_status, summarise_times
 from .senthilkumar_evidence import (KINDS, evidence_delta, evidence_iterations, evidence_table,
                                     informative, paper_row, weights_of)

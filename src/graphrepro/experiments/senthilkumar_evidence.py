@@ -89,7 +89,7 @@ def _with_ours(gone: Untestable, value) -> Untestable:
 
 
 def evidence_table(claims, runs, stats) -> dict:
-    from . import published
+    from .registry import published
 
     pub = published("senthilkumar")
     graphs = _graphs(runs, stats)

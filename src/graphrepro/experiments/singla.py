@@ -16,7 +16,7 @@ import pandas as pd
 from ..graph.families import (ALMOST_COMPLETE_MIN_DENSITY, GENERAL_MAX_DENSITY,
                               SPARSE_MAX_DEGREE)
 from ..claims.ledger import load_claims
-from . import Target, target
+from .registry import Target, target
 from .singla_evidence import evidence
 
 
@@ -219,7 +219,7 @@ def annotate_sizes(runs: pd.DataFrame, stats: dict) -> None:
 
 
 def figure_dijkstra(runs, ax):
-    from . import published as published_values
+    from .registry import published as published_values
 
     figure_sweep(runs, ax, title="singla Figs. 7 and 9: edge-based Dijkstra (GPU) vs serial "
                  "Dijkstra (CPU)", published=published_values("singla"),
@@ -227,7 +227,7 @@ def figure_dijkstra(runs, ax):
 
 
 def figure_bfs(runs, ax):
-    from . import published as published_values
+    from .registry import published as published_values
 
     figure_sweep(runs, ax, title="singla Figs. 8 and 10: edge-based BFS (GPU) vs serial BFS "
                  "(CPU)", published=published_values("singla"), quoted=[])

@@ -178,7 +178,7 @@ class CSRGraph:
     def load(cls, path) -> CSRGraph:
         """A cache written by ``save``, checked whole before any solver indexes with it: a
         truncated or hand-made file is refused with its name, never read out of bounds."""
-        from ..harness.files import damaged
+        from ..errors import damaged
 
         path = Path(path)
         try:

@@ -227,7 +227,7 @@ class DenseGraph:
 
     @classmethod
     def load(cls, path) -> DenseGraph:
-        from ..harness.files import damaged
+        from ..errors import damaged
 
         try:
             with np.load(path, allow_pickle=False) as z:

@@ -14,26 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 from pathlib import Path
 
-from ..errors import InputError
-
-
-class DamagedFile(InputError):
-    """An intermediate file that is truncated, empty or not what its step writes."""
-
-
-def damaged(path, problem: str) -> DamagedFile:
-    """The error for a damaged file (raise it); marks the file out of date for snakemake."""
-    path = Path(path)
-    try:
-        os.utime(path, (0, 0))
-    except OSError:
-        pass
-    return DamagedFile(f"{path}: {problem}. The file is damaged (an interrupted step?): delete it "
-                       f"and run again (snakemake reruns the step that makes it)")
+from ..errors import DamagedFile, InputError, damaged  # noqa: F401  (re-exported)
 
 
 # --- CSV tables -------------------------------------------------------------------------------

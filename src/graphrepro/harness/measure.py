@@ -16,10 +16,10 @@ import pandas as pd
 from .. import gpu, verify
 from ..graph.csr import CSRGraph
 from ..errors import InputError
+from ..gpu import NOT_RUN_NO_GPU  # noqa: F401  (re-exported: callers read it here)
 from ..native import NotBuildableHere
 from ..solvers import check_source, make_run_id, parse_run_id, resolve
 
-NOT_RUN_NO_GPU = "not run: no CUDA device"
 
 
 @dataclass

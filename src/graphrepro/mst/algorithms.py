@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import native
 from ..errors import GraphreproError
-from . import EdgeList, MSTResult, _union, register_mst
+from ..graph.edgelist import EdgeList, _union
+from .registry import MSTResult, register_mst
 
 INF = np.iinfo(np.int64).max
 

@@ -9,35 +9,13 @@
 - ``frontier``: the study's own GPU SSSP (document ``graphrepro``), beside the documents.
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
-subpackage, decorate it with ``@register(...)``, and list the module in ``_MODULES``.
+subpackage, decorate it with ``@register(...)``, and list the module in ``base._MODULES``.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from .base import (INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, make_run_id,
-                   parse_run_id, register, resolve, solve)
-
-_MODULES = (
-    "graphrepro.solvers.reference",
-    "graphrepro.solvers.baselines",
-    "graphrepro.solvers.native",
-    "graphrepro.solvers.safari2017.harish",
-    "graphrepro.solvers.safari2017.lbr",
-    "graphrepro.solvers.an2017.bellman_ford",
-    "graphrepro.solvers.singla.dijkstra",
-    "graphrepro.solvers.singla.bfs",
-    "graphrepro.solvers.senthilkumar.sweep",
-    "graphrepro.solvers.gerritsen2012.grid_sssp_gpu",
-    "graphrepro.solvers.frontier.frontier",
-)
-
-
-def load_all() -> None:
-    for module in _MODULES:
-        importlib.import_module(module)
-
+                   load_all, parse_run_id, register, resolve, solve)
 
 __all__ = ["INF", "SolverSpec", "SolveResult", "all_solvers", "check_source", "get_solver",
            "make_run_id", "parse_run_id", "register", "resolve", "solve", "load_all"]

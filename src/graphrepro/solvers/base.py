@@ -11,6 +11,7 @@ parameters. Solving happens in two steps so the harness can time them apart, as 
 
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -136,6 +137,28 @@ def _check_range(solver: str, key: str, value) -> None:
 _REGISTRY: dict[str, SolverSpec] = {}
 
 
+# The modules whose @register decorators fill the registry, imported on first lookup so that
+# listing solvers needs no GPU toolkit until one is asked for.
+_MODULES = (
+    "graphrepro.solvers.reference",
+    "graphrepro.solvers.baselines",
+    "graphrepro.solvers.native",
+    "graphrepro.solvers.safari2017.harish",
+    "graphrepro.solvers.safari2017.lbr",
+    "graphrepro.solvers.an2017.bellman_ford",
+    "graphrepro.solvers.singla.dijkstra",
+    "graphrepro.solvers.singla.bfs",
+    "graphrepro.solvers.senthilkumar.sweep",
+    "graphrepro.solvers.gerritsen2012.grid_sssp_gpu",
+    "graphrepro.solvers.frontier.frontier",
+)
+
+
+def load_all() -> None:
+    for module in _MODULES:
+        importlib.import_module(module)
+
+
 def register(name: str, *, device: str, document: str, description: str,
              defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None,
              metric: str = "distance", calibrated_by: str | None = None):
@@ -159,8 +182,6 @@ def register(name: str, *, device: str, document: str, description: str,
 
 
 def get_solver(name: str) -> SolverSpec:
-    from . import load_all
-
     load_all()
     try:
         return _REGISTRY[name]
@@ -170,8 +191,6 @@ def get_solver(name: str) -> SolverSpec:
 
 
 def all_solvers() -> list[SolverSpec]:
-    from . import load_all
-
     load_all()
     return sorted(_REGISTRY.values(), key=lambda s: (s.document != "reference", s.name != "dijkstra",
                                                   s.document, s.name))

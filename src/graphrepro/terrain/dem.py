@@ -99,7 +99,7 @@ def grid_edges(grid: np.ndarray, weight: str = "mst") -> tuple[np.ndarray, np.nd
 
 def dem_edge_list(path, fmt=None):
     """The `mst` reader for DEM grids: an EdgeList carrying ``grid`` (the padded square)."""
-    from ..mst import from_arrays
+    from ..graph.edgelist import from_arrays
 
     grid, meta = read_padded(path)
     u, v, w = grid_edges(grid, "mst")

@@ -208,7 +208,7 @@ def convert_file(path, output, *, dtype: str = "uint16", source: dict | None = N
 
 def open_zgrid(path) -> tuple[np.memmap, dict]:
     """The samples (a read-only memmap in z-order, length side^2) and the metadata."""
-    from ..harness.files import damaged
+    from ..errors import damaged
 
     path = Path(path)
     meta_path = path.with_name(path.name + ".json")

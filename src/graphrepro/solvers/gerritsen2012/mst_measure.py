@@ -27,7 +27,7 @@ import pandas as pd
 
 from ... import gpu, mst, native
 from ...errors import InputError, VerificationError
-from ...harness.measure import NOT_RUN_NO_GPU
+from ...gpu import NOT_RUN_NO_GPU
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
 from ...terrain.dem import grid_edges
 from ..base import parse_run_id

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import gpu, verify
-from ...harness.measure import NOT_RUN_NO_GPU
+from .. import gpu, verify
+from ..gpu import NOT_RUN_NO_GPU
 
 COLUMNS = ["graph", "vertices", "matrix_bytes", "source", "trial", "status", "device_name",
            "pageable_ms", "pinned_ms", "solve_ms", "two_stream_ms", "iterations",
@@ -35,8 +35,8 @@ def transfer_benchmark(cases, *, trials: int = 5, warmup: int = 1, edges_per_thr
                               "device_name": "none"} for g, s, _ in cases], columns=COLUMNS)
     from numba import cuda
 
-    from ...graph.dense import dense_matrix
-    from .bellman_ford import DenseEdgeParallel
+    from ..graph.dense import dense_matrix
+    from ..solvers.an2017.bellman_ford import DenseEdgeParallel
 
     device_name = gpu.device_name()
     rows = []

@@ -1,0 +1,58 @@
+"""The target registry: what a target is, and the one table every experiment module registers
+into. Experiment modules import from here (not from the package), so the package can import them
+all without a cycle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Callable
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    document: str
+    item: str
+    description: str
+    solvers: tuple[str, ...] = ()
+    # (runs, stats, published) -> table; a row standing for a claim names it in ``claim_id``,
+    # and its ``verdict`` is filled in from the ledger (no target judges its own claims)
+    compare: Callable[..., pd.DataFrame] | None = None
+    figure: Callable | None = None  # (runs, ax) -> None
+    # (table as written, all strings) -> a sentence or two for the report; targets with claims
+    # leave it out: their summary is generated from their ledger rows (claims.ledger.summary)
+    summary: Callable[[pd.DataFrame], str] | None = None
+    # (claims, runs, stats, **benchmarks) -> {claim_id: claims.Evidence}, one per claim of the
+    # target in its document's claims file (graphrepro.claims.ledger.judge_target)
+    evidence: Callable[..., dict] | None = None
+    planned: int | None = None  # issue number while not built
+    # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
+    # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
+    benchmarks: tuple[str, ...] = ()
+    prints: bool = False  # a benchmark: `compare` also prints its table to standard output
+
+    @property
+    def ready(self) -> bool:
+        return self.compare is not None
+
+
+_TARGETS: dict[str, Target] = {}
+
+
+def target(t: Target) -> Target:
+    if t.name in _TARGETS:
+        raise ValueError(f"target {t.name} defined twice")
+    _TARGETS[t.name] = t
+    return t
+
+
+def published(document: str) -> pd.DataFrame:
+    """The document's published values, transcribed once with table/figure and place."""
+    path = resources.files("graphrepro.published") / f"{document}.csv"
+    if not path.is_file():
+        return pd.DataFrame(columns=["item", "where", "row", "column", "value", "unit", "note"])
+    with path.open() as f:
+        return pd.read_csv(f, dtype=str, keep_default_na=False)
