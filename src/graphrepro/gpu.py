@@ -107,6 +107,18 @@ def upload(cuda, arrays: dict[str, np.ndarray], stream=None) -> tuple[dict, floa
     return out, t["ms"]
 
 
+def upload_graph(cuda, graph, device_bytes: int, *, wide_indptr: bool = False):
+    """A CSR graph on the device for a solver that needs ``device_bytes`` in all: refused before
+    any copy if that does not fit, else (stream, (indptr, indices, weights), upload ms) on a new
+    stream. ``wide_indptr``: offsets as int64 for kernels that index arcs past 2**31."""
+    check_fits(device_bytes, f"graph {graph.name or ''} ({graph.num_vertices} vertices)")
+    stream = cuda.stream()
+    indptr = graph.indptr.astype(np.int64, copy=False) if wide_indptr else graph.indptr
+    arrays, upload_ms = upload(cuda, {"indptr": indptr, "indices": graph.indices,
+                                      "weights": graph.weights}, stream=stream)
+    return stream, (arrays["indptr"], arrays["indices"], arrays["weights"]), upload_ms
+
+
 def blocks_for(n: int, threads: int) -> int:
     return max(1, (n + threads - 1) // threads)
 

@@ -377,12 +377,9 @@ class _Frontier:
         self.buckets = buckets
         self.device_bytes = (graph.nbytes() + n * 8 + n * 4 + buckets * self.cap * 4
                              + 3 * buckets * 8 + WORDS * 8)
-        gpu.check_fits(self.device_bytes, f"graph {graph.name or ''} ({n} vertices)")
-        self.stream = s = cuda.stream()
-        arrays, self.upload_ms = gpu.upload(cuda, {
-            "indptr": graph.indptr.astype(np.int64, copy=False), "indices": graph.indices,
-            "weights": graph.weights}, stream=s)
-        self.indptr, self.indices, self.weights = arrays["indptr"], arrays["indices"], arrays["weights"]
+        self.stream, (self.indptr, self.indices, self.weights), self.upload_ms = gpu.upload_graph(
+            cuda, graph, self.device_bytes, wide_indptr=True)
+        s = self.stream
         self.d = cuda.device_array(n, dtype=np.int64, stream=s)
         self.inq = cuda.device_array(max(n, 1), dtype=np.int32, stream=s)
         # Cells must start empty; a finished solve leaves them empty again (every cell is read).

@@ -253,12 +253,8 @@ class _DeviceGraph:
         self.n, self.k, self.t, self.threads = graph.num_vertices, k, t, threads_per_block
         flag_bytes = 2 * np.dtype(flag_dtype).itemsize
         self.device_bytes = graph.nbytes() + self.n * (8 + flag_bytes) + 3 * 4 + 4 * 8 + extra_bytes
-        gpu.check_fits(self.device_bytes, f"graph {graph.name or ''} ({self.n} vertices)")
-        self.stream = cuda.stream()
-        arrays, self.upload_ms = gpu.upload(cuda, {
-            "indptr": graph.indptr, "indices": graph.indices, "weights": graph.weights},
-            stream=self.stream)
-        self.indptr, self.indices, self.weights = arrays["indptr"], arrays["indices"], arrays["weights"]
+        self.stream, (self.indptr, self.indices, self.weights), self.upload_ms = gpu.upload_graph(
+            cuda, graph, self.device_bytes)
         self.d = cuda.device_array(self.n, dtype=np.int64, stream=self.stream)
         self.flags = cuda.device_array((2, self.n), dtype=flag_dtype, stream=self.stream)
         self.words = cuda.device_array(3, dtype=np.int32, stream=self.stream)

@@ -383,12 +383,9 @@ class _Sweep:
         n = self.n
         self.device_bytes = (graph.nbytes() + n * 8 + 2 * n * 4 + 2 * n * 4
                              + (n * 4 + 2 * n * 4 if nearfar else 0) + BUCKETS * 8 + WORDS * 8)
-        gpu.check_fits(self.device_bytes, f"graph {graph.name or ''} ({n} vertices)")
-        self.stream = s = cuda.stream()
-        arrays, self.upload_ms = gpu.upload(cuda, {
-            "indptr": graph.indptr.astype(np.int64, copy=False), "indices": graph.indices,
-            "weights": graph.weights}, stream=s)
-        self.indptr, self.indices, self.weights = arrays["indptr"], arrays["indices"], arrays["weights"]
+        self.stream, (self.indptr, self.indices, self.weights), self.upload_ms = gpu.upload_graph(
+            cuda, graph, self.device_bytes, wide_indptr=True)
+        s = self.stream
         self.d = cuda.device_array(n, dtype=np.int64, stream=s)
         self.flags = cuda.device_array((2, n), dtype=np.int32, stream=s)
         self.farflag = cuda.device_array(n if nearfar else 1, dtype=np.int32, stream=s)
