@@ -102,7 +102,7 @@ def test_main_turns_any_os_error_into_one_line(monkeypatch, capsys, gr):
     def boom(args):
         raise PermissionError(13, "Permission denied", "/some/file")
 
-    monkeypatch.setattr(cli, "cmd_convert", boom)
+    monkeypatch.setattr(cli.graphs, "cmd_convert", boom)
     assert cli.main(["convert", str(gr), "--output", str(gr.with_suffix(".npz"))]) == 2
     assert capsys.readouterr().err == "error: /some/file: Permission denied\n"
 

@@ -1,0 +1,76 @@
+"""``python -m graphrepro``: every workflow step is one of these subcommands, so each runs by hand.
+
+Each family of commands is a module of this package, every command's parser beside its body."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import GraphreproError, InputError
+from . import experiments, graphs, native, report, runs, solve, terrain
+from .common import load_graph
+
+__all__ = ["build_parser", "load_graph", "main"]
+
+# `--help` lists the commands in this order, older than the families, so it is kept by hand.
+_COMMANDS = (
+    solve.add_solve, solve.add_solvers, solve.add_mst,
+    terrain.add_mst_blocks, terrain.add_mst_io,
+    native.add_build_native, native.add_launch_floor,
+    experiments.add_targets, experiments.add_rerun,
+    graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
+    graphs.add_fetch, graphs.add_dataset_graph, graphs.add_standins,
+    terrain.add_terrain_compare, terrain.add_dem, terrain.add_dem_standin,
+    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_calibrate, runs.add_transfers,
+    experiments.add_compare,
+    report.add_report, report.add_claims,
+    experiments.add_retabulate,
+    terrain.add_io_sssp, terrain.add_sssp_experiment,
+    report.add_provenance,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m graphrepro",
+                                description="Reproduce published GPU graph-algorithm results.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in _COMMANDS:
+        add(sub)
+    return p
+
+
+def _check_outputs(args) -> None:
+    """An output naming a directory is refused before any work (it would fail at the rename)."""
+    for key in ("output", "figure", "json"):
+        value = getattr(args, key, None)
+        if isinstance(value, str) and value and Path(value).is_dir():
+            raise InputError(f"--{key} {value} is a directory; name a file")
+
+
+def main(argv=None) -> int:
+    import zlib
+
+    args = build_parser().parse_args(argv)
+    try:
+        _check_outputs(args)
+        return args.func(args)
+    except GraphreproError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # permissions, a full disk, a directory where a file goes: one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
+    except (zlib.error, EOFError) as e:
+        print(f"error: corrupt or truncated compressed data ({e})", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)
+        return 2
+    except Exception as e:  # a CUDA error deserves one clear line too, not a driver traceback
+        if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
+            print(f"error: CUDA: {e}", file=sys.stderr)
+            return 3
+        raise

@@ -1,0 +1,79 @@
+"""What the command families share: --param pairs, graph files, whole-or-nothing writes, and
+the arguments every graph or dataset command takes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError
+
+
+def _params(pairs: list[str] | None) -> dict:
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param wants KEY=VALUE, got {pair!r}")
+        if key in out:
+            raise InputError(f"--param {key} given twice")
+        out[key] = value
+    return out
+
+
+def load_graph(path, fmt=None, name=None):
+    """A graph file in any supported format (graph.load.load_graph, kept here for callers)."""
+    from ..graph.load import load_graph as load
+
+    return load(path, fmt, name)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def _atomic_write_csv(table, path) -> Path:
+    """A table written whole or not at all (a temporary name, then a rename)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    table.to_csv(tmp, index=False)
+    tmp.replace(out)
+    return out
+
+
+def _mirrors(args):
+    """The offline mirrors a data command uses: None (none at all) or the folders given."""
+    return None if getattr(args, "no_mirrors", False) else list(getattr(args, "mirror", []) or [])
+
+
+def _merged_config(paths) -> dict:
+    """Config files merged key by key, later ones winning, as snakemake merges --configfile."""
+    from ..configs import merge
+
+    return merge(paths)
+
+
+def graph_args(sp, name=True):
+    sp.add_argument("graph", help="a .gr, .txt (SNAP) or .mtx file (gzip allowed), a .npz "
+                    "cache, or a DEM grid (GRASS/ESRI ASCII by content, gzip allowed; .npy; "
+                    ".zgrid): the 8-neighbour grid of gerritsen2012 1.5.1, ids row-major over "
+                    "the padded power-of-two square")
+    sp.add_argument("--format", choices=["dimacs", "snap", "mtx", "npz", "dem"],
+                    help="override the format the extension or content implies")
+    if name:
+        sp.add_argument("--name", help="the graph's name in tables (default: the file's stem)")
+
+
+def data_args(sp):
+    sp.add_argument("--data", default="resources/datasets",
+                    help="where downloads and stand-in files live (default: %(default)s)")
+    sp.add_argument("--mirror", action="append", default=[], metavar="DIR",
+                    help="an offline mirror: a folder searched by file name before any URL "
+                         "(repeatable; also $GRAPHREPRO_OFFLINE_MIRRORS, os.pathsep-separated)")
+    sp.add_argument("--no-mirrors", action="store_true",
+                    help="use no offline mirror, not even the environment's (a stand-in by name)")
+    sp.add_argument("--registry", default=None,
+                    help="the dataset registry (default: config/datasets.yaml)")

@@ -1,0 +1,168 @@
+"""Targets, one per published table or figure: which there are, re-measuring one, and its table
+of published values beside ours, from fresh runs or from run tables already made."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .common import _atomic_write_csv, _merged_config
+
+
+def cmd_targets(args) -> int:
+    from .. import configs
+    from ..experiments import all_targets
+
+    config = configs.load(args.configfile)
+    mine = (config.get("targets") or {})
+    elsewhere = []
+    for t in sorted(all_targets(), key=lambda t: not t.ready):
+        if t.ready and t.name not in mine:
+            elsewhere.append(t)
+        elif t.ready or args.all:
+            state = "" if t.ready else f"  (planned: issue {t.planned})"
+            print(f"{t.name}\t{t.document} {t.item}: {t.description}{state}")
+    for t in elsewhere:  # no rule on this config: say which config has one
+        where = configs.configs_with(t.name)
+        print(f"{t.name}\t{t.document} {t.item}: not in this config; "
+              + (f"run with --configfile {' '.join(where)}" if where else "in no config file"))
+    if not args.all:
+        print("(--all also lists the tables and figures whose reproduction is still planned)",
+              file=sys.stderr)
+    return 0
+
+
+def add_targets(sub) -> None:
+    sp = sub.add_parser("targets", help="list the snakemake targets, one per published table or figure")
+    sp.add_argument("--all", action="store_true", help="include the ones still planned")
+    sp.add_argument("--configfile", nargs="*", default=[],
+                    help="config files over the default, as given to snakemake (targets not in "
+                         "the result are listed last, with the config that has them)")
+    sp.set_defaults(func=cmd_targets)
+
+
+def cmd_rerun(args) -> int:
+    """Re-measure one target: its run and benchmark files are made again, then its table."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from .. import configs
+    from ..experiments import get_target
+
+    config = configs.load(args.configfile)
+    if not get_target(args.target).ready:
+        raise InputError(f"target {args.target} is planned, not built yet")
+    if args.target not in (config.get("targets") or {}):
+        where = configs.configs_with(args.target)
+        raise InputError(f"target {args.target} is not in this config"
+                         + (f"; add --configfile {' '.join(where)}" if where else ""))
+    files = configs.measured_files(args.target, config)
+    snakemake = shutil.which("snakemake")
+    cmd = ([snakemake] if snakemake else [sys.executable, "-m", "snakemake"]) + [
+        "--cores", str(args.cores)]
+    if args.configfile:
+        cmd += ["--configfile", *args.configfile]
+    if args.dry_run:
+        cmd += ["--dry-run"]
+    # --force remakes exactly the named files' jobs (the measurements), not their graphs or
+    # sources; the target's table and figure follow because their inputs are newer.
+    cmd += ["--force", *files, args.target] if files else ["--forcerun", "compare_target", "--",
+                                                             args.target]
+    print("+ " + shlex.join(cmd), file=sys.stderr)
+    return subprocess.call(cmd)
+
+
+def add_rerun(sub) -> None:
+    sp = sub.add_parser("rerun", help="re-measure one target: rerun its solver runs or benchmarks "
+                                      "(not its graphs), then rebuild its table and figure")
+    sp.add_argument("target")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--cores", default="all")
+    sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
+    sp.set_defaults(func=cmd_rerun)
+
+
+def cmd_compare(args) -> int:
+    from ..report.tables import build_target_table
+
+    from ..experiments import get_target
+
+    table = build_target_table(args.target, args.runs, args.sources, Path(args.output),
+                               figure=Path(args.figure) if args.figure else None,
+                               benchmark_paths=args.benchmarks,
+                               claims=Path(args.claims) if args.claims else None)
+    if get_target(args.target).prints:  # a benchmark: its numbers in its log, not mid-run
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_columns", None,
+                               "display.float_format", "{:.4g}".format):
+            print(f"{args.target}:\n{table.fillna('').to_string(index=False)}", file=sys.stderr)
+    return 0
+
+
+def add_compare(sub) -> None:
+    sp = sub.add_parser("compare", help="one target's table: published values beside ours, with verdicts")
+    sp.add_argument("target")
+    sp.add_argument("--runs", nargs="*", default=[], help="run tables (none for data-only targets)")
+    sp.add_argument("--sources", nargs="*", default=[],
+                    help="the graphs' source records (none for targets that read only benchmarks)")
+    sp.add_argument("--output", required=True)
+    sp.add_argument("--figure", help="also draw the target's figure (PNG)")
+    sp.add_argument("--benchmarks", nargs="*", default=[],
+                    help="benchmark tables the target reads besides the runs (e.g. transfers)")
+    sp.add_argument("--claims", help="where the target's ledger rows go (default: beside --output, "
+                                     "NAME.claims.csv)")
+    sp.set_defaults(func=cmd_compare)
+
+
+def cmd_retabulate(args) -> int:
+    """Rebuild target tables and figures from run tables already made (no solver runs)."""
+    from ..experiments import get_target
+    from ..report.tables import build_target_table
+
+    config = _merged_config(args.configfile)
+    root = Path(args.results)
+    names = args.targets or [n for n in config.get("targets", {}) if get_target(n).ready]
+    for name in names:
+        target, settings = get_target(name), config["targets"].get(name)
+        if settings is None:
+            raise InputError(f"target {name} is not in the given config files")
+        run_ids = settings.get("runs") or list(target.solvers)
+        graphs = [g for g in settings.get("graphs") or []
+                  if (root / "sources" / f"{g}.json").is_file()]
+        runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        also = {g: rs for g, rs in (settings.get("also") or {}).items()
+                if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
+        runs += [p for g, rs in also.items() for r in rs
+                 if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        if not graphs and not (target.benchmarks and not settings.get("graphs")):
+            print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
+            continue
+        benchmarks = [p for b in target.benchmarks
+                      if (p := root / "benchmarks" / f"{b}.csv").is_file()]
+        build_target_table(name, runs, [root / "sources" / f"{g}.json"
+                                        for g in graphs + [g for g in also if g not in graphs]],
+                           root / "targets" / f"{name}.csv",
+                           figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks,
+                           figure_only=args.figures_only)
+        print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
+    from ..claims import collect
+
+    ledger = collect(root)
+    _atomic_write_csv(ledger, root / "claims.csv")
+    print(f"{root / 'claims.csv'}: {len(ledger)} claims", file=sys.stderr)
+    return 0
+
+
+def add_retabulate(sub) -> None:
+    sp = sub.add_parser("retabulate", help="rebuild target tables and figures from the run tables "
+                                           "under a results directory (e.g. reports/reference)")
+    sp.add_argument("results", help="a results directory: runs/, sources/, benchmarks/")
+    sp.add_argument("--configfile", nargs="+", required=True,
+                    help="the config files the runs came from, merged in order")
+    sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
+    sp.add_argument("--figures-only", action="store_true",
+                    help="redraw the figures only; leave the target tables as they are")
+    sp.set_defaults(func=cmd_retabulate)

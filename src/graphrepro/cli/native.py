@@ -1,0 +1,66 @@
+"""The native baselines: building the C++ and CUDA programs, and what one launch costs here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .common import _atomic_write_csv
+
+
+def cmd_build_native(args) -> int:
+    from .. import native
+
+    directory = Path(args.out) if args.out else native.native_dir()
+    if args.cuda:
+        manifest = native.build_cuda(directory, force=args.force)
+        for program, why in manifest["not_built"].items():
+            print(f"{program}: not built: {why}", file=sys.stderr)
+        print(f"{directory}: {', '.join(manifest['programs']) or 'no CUDA program'} "
+              f"({manifest.get('nvcc_version', 'no nvcc')})", file=sys.stderr)
+        return 0
+    manifest = native.build(directory, force=args.force)
+    print(f"{directory}: {', '.join(manifest['programs'])} ({manifest.get('compiler_version', '')}, "
+          f"Boost {manifest.get('boost', '?')})", file=sys.stderr)
+    return 0
+
+
+def add_build_native(sub) -> None:
+    sp = sub.add_parser("build-native", help="compile the C++ baselines (BGL, plain C++) with g++ -O3")
+    sp.add_argument("--out", help="where the binaries go (default: build/native, or $GRAPHREPRO_NATIVE_DIR)")
+    sp.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    sp.add_argument("--cuda", action="store_true",
+                    help="build the CUDA C++ programs (the launch floor) with nvcc instead")
+    sp.set_defaults(func=cmd_build_native)
+
+
+def cmd_launch_floor(args) -> int:
+    import json
+
+    import pandas as pd
+
+    from ..harness import launch_floor
+
+    binary, why = None, ""
+    if args.native:
+        manifest = json.loads(Path(args.native).read_text())
+        if "launch_floor" in manifest.get("programs", {}):
+            binary = Path(args.native).parent / manifest["programs"]["launch_floor"]["binary"]
+        else:
+            why = "not run: " + manifest.get("not_built", {}).get("launch_floor", "not built")
+    rows = launch_floor.measure(binary, vertices=args.vertices, trials=args.trials,
+                                native_note=why)
+    _atomic_write_csv(pd.DataFrame(rows), args.output)
+    return 0
+
+
+def add_launch_floor(sub) -> None:
+    sp = sub.add_parser("launch-floor", help="what one launch costs here: empty launch, launch + "
+                        "read-back, a Harish round, grid sync, copy bandwidth; native and ours")
+    sp.add_argument("--native", help="the CUDA build manifest (build-native --cuda) naming the "
+                    "native program; without it, no native column")
+    sp.add_argument("--vertices", type=int, default=264346,
+                    help="vertices of the Harish-style round (default: NY's)")
+    sp.add_argument("--trials", type=int, default=7)
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_launch_floor)

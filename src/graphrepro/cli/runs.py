@@ -1,0 +1,212 @@
+"""Sources and runs: seeded sources with reference digests, timed solver runs and their shards,
+safari2017's calibration, an2017's transfers."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..errors import InputError
+from .common import _atomic_write_csv, _atomic_write_text, _params, graph_args, load_graph
+
+
+def cmd_sources(args) -> int:
+    """Seeded random sources for a graph, with reference digests and the graph's statistics."""
+    from .. import verify
+    from ..graph import degree_stats
+    from ..harness import draw_sources
+
+    if args.count < 1:
+        raise InputError("--count must be at least 1")
+    graph = load_graph(args.graph, args.format, name=args.name)
+    sources = draw_sources(graph, args.count, args.seed)
+    digests, reference_ms = [], []
+    for s in sources:
+        t0 = time.perf_counter()
+        digests.append(verify.digest(verify.reference_distances(graph, int(s))))
+        reference_ms.append((time.perf_counter() - t0) * 1e3)
+    origin = _origin_of(args.graph)
+    stands_for = args.stands_for or (origin or {}).get("document_name")
+    record = {"graph": graph.name, "seed": args.seed, "stands_for": stands_for, "origin": origin,
+              "sources": [int(s) for s in sources],
+              "labels": [int(x) for x in graph.label_of(sources)],
+              "digests": digests, "reference_ms": reference_ms, "stats": degree_stats(graph)}
+    _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
+    print(f"{args.output}: {len(sources)} sources, reference distances digested", file=sys.stderr)
+    return 0
+
+
+def add_sources(sub) -> None:
+    sp = sub.add_parser("sources", help="draw seeded random sources and digest reference distances")
+    graph_args(sp)
+    sp.add_argument("--count", type=int, required=True)
+    sp.add_argument("--seed", type=int, required=True)
+    sp.add_argument("--stands-for", default=None, help="the document's graph this one stands in for")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_sources)
+
+
+def _origin_of(graph_path) -> dict | None:
+    """The origin record written beside a CSR cache (real file or stand-in), if any."""
+    from ..datasets import origin_path
+
+    path = origin_path(graph_path)
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def cmd_run(args) -> int:
+    from ..harness import RunSpec, measure, provenance
+
+    if args.trials < 1 or args.warmup < 0:
+        raise InputError("--trials must be at least 1 and --warmup at least 0")
+
+    from ..harness.files import read_sources
+
+    graph = load_graph(args.graph, args.format, name=args.name)
+    record = read_sources(args.sources, graph.num_vertices)
+    params = _params(args.param)
+    if args.calibration:
+        params = {**_calibrated(args.solver, Path(args.calibration)), **params}
+    sources, digests = record["sources"], record["digests"]
+    if args.shard:
+        from ..harness.shards import parse_shard, shard_slice
+
+        part = shard_slice(len(sources), parse_shard(args.shard))
+        sources, digests = sources[part], digests[part]
+    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
+    table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
+    out = _atomic_write_csv(table, args.output)
+    prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
+                       "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
+                       **({"shard": args.shard} if args.shard else {})})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
+def add_run(sub) -> None:
+    sp = sub.add_parser("run", help="time one solver on one graph over the sources; verify every pass")
+    graph_args(sp)
+    sp.add_argument("--solver", required=True,
+                    help="a solver name, optionally with parameters (a run id): lbr@k=4,t=2")
+    sp.add_argument("--sources", required=True, help="the JSON written by `sources`")
+    sp.add_argument("--trials", type=int, default=3)
+    sp.add_argument("--warmup", type=int, default=1)
+    sp.add_argument("--param", action="append", metavar="KEY=VALUE")
+    sp.add_argument("--calibration", help="a JSON written by `calibrate` (sets safari2017's N)")
+    sp.add_argument("--shard", metavar="I/N",
+                    help="run only shard I (from 0) of N contiguous slices of the sources")
+    sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
+    sp.set_defaults(func=cmd_run)
+
+
+def cmd_merge_runs(args) -> int:
+    from ..harness.shards import merge_provenance, merge_run_tables
+
+    shards = [Path(s) for s in args.shards]
+    out = _atomic_write_csv(merge_run_tables(shards), args.output)
+    prov = merge_provenance([s.with_suffix(".provenance.json") for s in shards])
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
+def add_merge_runs(sub) -> None:
+    sp = sub.add_parser("merge-runs", help="the run tables of one run's source shards, as one "
+                                           "table (in shard order)")
+    sp.add_argument("shards", nargs="+", help="run tables written by `run --shard I/N`, I = 0..N-1")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_merge_runs)
+
+
+def _calibrated(run_id: str, path: Path) -> dict:
+    """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
+    from ..solvers import parse_run_id
+
+    from ..harness.files import damaged
+
+    try:
+        record = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise damaged(path, f"not a calibration record ({e})") from None
+    if not isinstance(record, dict):
+        raise damaged(path, "not a calibration record (a JSON object)")
+    name, asked = parse_run_id(run_id)
+    if record.get("min_iterations") is None or "n" in asked:
+        return {}  # the calibrating solver did not run here, or N is given explicitly
+    return {"calibration_iterations": str(record["min_iterations"])}
+
+
+def cmd_calibrate(args) -> int:
+    """Minimum iteration count over the sources of one solver's runs (safari2017 Section 3.2)."""
+    import pandas as pd
+
+    from ..harness.files import read_run_table
+    from ..harness.sources import degenerate_minimum
+
+    runs = read_run_table(args.runs)
+    ok = runs[runs["status"] == "ok"]
+    per_source = ok.groupby("source")["iterations"].min() if len(ok) else pd.Series(dtype=int)
+    why = degenerate_minimum(per_source.to_dict())
+    if why:
+        raise InputError(f"{args.runs}: no calibration from a degenerate minimum: {why}")
+    record = {"graph": str(runs["graph"].iloc[0]) if len(runs) else None,
+              "solver": str(runs["solver"].iloc[0]) if len(runs) else None,
+              "min_iterations": int(per_source.min()) if len(per_source) else None,
+              "iterations_by_source": {str(k): int(v) for k, v in per_source.items()},
+              "why": "safari2017 Section 3.2: N = (minimum Harish iteration count over the "
+                     "sources) / k",
+              "status": "ok" if len(per_source) else str(runs["status"].iloc[0]) if len(runs) else "empty"}
+    _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
+    print(f"{args.output}: min iterations {record['min_iterations']}", file=sys.stderr)
+    return 0
+
+
+def add_calibrate(sub) -> None:
+    sp = sub.add_parser("calibrate", help="minimum iterations over the sources of a run table "
+                                          "(safari2017's N = that / k)")
+    sp.add_argument("runs", help="a run table written by `run` (e.g. runs/<graph>/harish.csv)")
+    sp.add_argument("--output", required=True)
+    sp.set_defaults(func=cmd_calibrate)
+
+
+def cmd_transfers(args) -> int:
+    """an2017 section 4.1: pageable vs pinned uploads of each graph's matrix, two-stream overlap."""
+    from ..solvers.an2017.transfers import transfer_benchmark
+
+    if len(args.graphs) != len(args.sources):
+        raise InputError("give one --sources file per graph, in the same order")
+    if args.trials < 1 or args.warmup < 0:
+        raise InputError("--trials must be at least 1 and --warmup at least 0")
+    from ..harness.files import read_sources
+
+    cases = []
+    for path, sources in zip(args.graphs, args.sources):
+        graph = load_graph(path)
+        record = read_sources(sources, graph.num_vertices)
+        cases.append((graph, int(record["sources"][0]), record["digests"][0]))
+    table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
+                               edges_per_thread=args.edges_per_thread,
+                               log=lambda m: print(m, file=sys.stderr))
+    out = _atomic_write_csv(table, args.output)
+    from ..harness import provenance
+
+    prov = provenance({"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
+                       "edges_per_thread": args.edges_per_thread})
+    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    return 0
+
+
+def add_transfers(sub) -> None:
+    sp = sub.add_parser("transfers", help="an2017 section 4.1: host-to-device time of each dense "
+                        "matrix from pageable and pinned memory, and the two-stream overlap")
+    sp.add_argument("graphs", nargs="+", help="graph caches (.npz), dense descriptors or CSR")
+    sp.add_argument("--sources", nargs="+", required=True,
+                    help="the JSON written by `sources`, one per graph: its first source is solved")
+    sp.add_argument("--trials", type=int, default=5)
+    sp.add_argument("--warmup", type=int, default=1)
+    sp.add_argument("--edges-per-thread", type=int, default=1,
+                    help="edges per thread of the dense version (coalesced order); 1: the basic "
+                         "version whose transfer share the document reports")
+    sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
+    sp.set_defaults(func=cmd_transfers)
