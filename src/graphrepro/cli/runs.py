@@ -123,7 +123,7 @@ def _calibrated(run_id: str, path: Path) -> dict:
     """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
     from ..solvers import parse_run_id
 
-    from ..harness.files import damaged
+    from ..errors import damaged
 
     try:
         record = json.loads(path.read_text())
@@ -172,7 +172,7 @@ def add_calibrate(sub) -> None:
 
 def cmd_transfers(args) -> int:
     """an2017 section 4.1: pageable vs pinned uploads of each graph's matrix, two-stream overlap."""
-    from ..solvers.an2017.transfers import transfer_benchmark
+    from ..harness.transfers import transfer_benchmark
 
     if len(args.graphs) != len(args.sources):
         raise InputError("give one --sources file per graph, in the same order")
