@@ -251,7 +251,7 @@ def _case(graph, source):
 
 @needs_cuda
 def test_transfer_benchmark_runs_and_verifies():
-    from graphrepro.solvers.an2017.transfers import COLUMNS, transfer_benchmark
+    from graphrepro.harness.transfers import COLUMNS, transfer_benchmark
 
     cases = [_case(DenseGraph(6, seed=1), 2), _case(random_digraph(8, 20, seed=2), 0)]
     table = transfer_benchmark(cases, trials=1, warmup=0, edges_per_thread=8, log=lambda m: None)
@@ -263,7 +263,7 @@ def test_transfer_benchmark_runs_and_verifies():
 
 @needs_cuda
 def test_transfer_benchmark_checks_every_solve(monkeypatch):
-    from graphrepro.solvers.an2017 import transfers
+    from graphrepro.harness import transfers
 
     checked = []
 
@@ -281,7 +281,7 @@ def test_transfer_benchmark_checks_every_solve(monkeypatch):
 
 def test_transfer_benchmark_without_a_gpu(monkeypatch):
     from graphrepro.harness.measure import NOT_RUN_NO_GPU
-    from graphrepro.solvers.an2017 import transfers
+    from graphrepro.harness import transfers
 
     monkeypatch.setattr(transfers.gpu, "cuda_available", lambda: False)
     table = transfers.transfer_benchmark([(DenseGraph(8), 0, "x")], log=lambda m: None)

@@ -69,8 +69,20 @@ def main(argv=None) -> int:
     except MemoryError:
         print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return _interrupted()
     except Exception as e:  # a CUDA error deserves one clear line too, not a driver traceback
         if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
             print(f"error: CUDA: {e}", file=sys.stderr)
             return 3
+        # Ctrl-C inside a jitted function comes back from numba's dispatcher as a SystemError
+        if isinstance(e, SystemError) and isinstance(e.__context__ or e.__cause__, KeyboardInterrupt):
+            return _interrupted()
         raise
+
+
+def _interrupted() -> int:
+    # every output goes through graphrepro.atomic, so what was being written is gone, not cut
+    print("interrupted: nothing half-written was left (each output is written whole or not at "
+          "all)", file=sys.stderr)
+    return 130

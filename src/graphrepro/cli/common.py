@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import atomic
 from ..errors import InputError
 
 
@@ -28,20 +29,12 @@ def load_graph(path, fmt=None, name=None):
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text)
-    tmp.replace(path)
+    atomic.write_text(path, text)
 
 
 def _atomic_write_csv(table, path) -> Path:
-    """A table written whole or not at all (a temporary name, then a rename)."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(out)
-    return out
+    """A table written whole or not at all (graphrepro.atomic: a temporary of its own, a rename)."""
+    return atomic.write_csv(table, path)
 
 
 def _mirrors(args):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
 from ..errors import InputError
 from ..graph.csr import CSRGraph
 from . import mirror
@@ -509,10 +510,7 @@ def list_datasets(data_dir, lock_path=None, registry=None, mirrors=()) -> list[d
 
 
 def write_origin(path, origin: dict) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(origin, indent=1, default=str) + "\n")
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps(origin, indent=1, default=str) + "\n")
 
 
 def origin_path(npz_path) -> Path:

@@ -26,7 +26,6 @@ import contextlib
 import datetime as _dt
 import hashlib
 import json
-import os
 import re
 import socket
 import sys
@@ -38,6 +37,7 @@ from urllib.parse import urlparse
 import requests
 import urllib3
 
+from .. import atomic
 from ..errors import GraphreproError
 
 CHUNK = 1 << 20  # hashing
@@ -352,9 +352,7 @@ def record_lock(path, key: str, *, url: str, file: str, size: int, sha256: str) 
         if key not in lock:
             lock[key] = {"file": file, "url": url, "size": size, "sha256": sha256,
                          "first_seen": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-            tmp = path.with_name(path.name + f".{os.getpid()}.part")
-            tmp.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-            tmp.replace(path)
+            atomic.write_text(path, json.dumps(lock, indent=1, sort_keys=True) + "\n")
         return lock[key]
 
 
@@ -365,7 +363,5 @@ def forget_lock(path, key: str) -> dict | None:
         lock = read_lock(path)
         entry = lock.pop(key, None)
         if entry is not None:
-            tmp = path.with_name(path.name + f".{os.getpid()}.part")
-            tmp.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-            tmp.replace(path)
+            atomic.write_text(path, json.dumps(lock, indent=1, sort_keys=True) + "\n")
         return entry

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import replacing
 from ..errors import NUMPY_LOAD_ERRORS, InputError
 
 INT32_MAX = np.iinfo(np.int32).max
@@ -164,15 +165,12 @@ class CSRGraph:
     # --- cache ----------------------------------------------------------------------------
     def save(self, path) -> None:
         """Binary cache (.npz, uncompressed so it loads at disk speed); written atomically."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".part")
         arrays = dict(indptr=self.indptr, indices=self.indices, weights=self.weights,
                       base=np.int64(self.base), name=np.str_(self.name))
         if self.labels is not None:
             arrays["labels"] = self.labels
-        with open(tmp, "wb") as f:
+        with replacing(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, **arrays)
-        tmp.replace(path)
 
     @classmethod
     def load(cls, path) -> CSRGraph:

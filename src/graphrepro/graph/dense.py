@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numba
 import numpy as np
 
+from ..atomic import replacing
 from ..errors import NUMPY_LOAD_ERRORS, InputError
 from .csr import INT32_MAX, CSRGraph
 
@@ -217,13 +217,10 @@ class DenseGraph:
 
     # --- the descriptor file ---------------------------------------------------------------
     def save(self, path) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".part")
-        with open(tmp, "wb") as f:
+        with replacing(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, dense_vertices=np.int64(self.num_vertices), density=np.float64(self.density),
                      max_weight=np.int64(self.max_weight), seed=np.int64(self.seed),
                      name=np.str_(self.name))
-        tmp.replace(path)
 
     @classmethod
     def load(cls, path) -> DenseGraph:

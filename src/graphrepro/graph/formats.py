@@ -28,6 +28,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from ..atomic import replacing
 from ..errors import GraphFormatError, InputError
 from .csr import CSRGraph
 
@@ -352,7 +353,6 @@ def _read_pace(path, buf, number, next_pos, fields) -> CSRGraph:
 def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
     """Write DIMACS ``.gr`` (gzip when the name ends in .gz), atomically."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".part")
     src = graph.arc_sources().astype(np.int64) + 1
     lines = ["c " + line for line in comment.splitlines()]
     lines.append(f"p sp {graph.num_vertices} {graph.num_arcs}")
@@ -362,10 +362,9 @@ def write_dimacs(graph: CSRGraph, path, comment: str = "") -> None:
     table = pd.DataFrame({"a": np.full(graph.num_arcs, "a"), "u": src,
                           "v": graph.indices.astype(np.int64) + 1, "w": graph.weights})
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(tmp, "wb") as f:
+    with replacing(path) as tmp, opener(tmp, "wb") as f:
         f.write(head)
         f.write(table.to_csv(sep=" ", header=False, index=False, lineterminator="\n").encode())
-    tmp.replace(path)
 
 
 # --- SNAP -------------------------------------------------------------------------------------

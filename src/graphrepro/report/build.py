@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
+from .. import atomic
 from .. import gpu
 from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
@@ -218,10 +219,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         config_name=str(config_path) if config_path else None,
         stand_ins=_stand_ins(results), terrains=_terrains(results),
         standins=_standins(results), terrain_compare=_terrain_compare(results))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(output.name + ".part")
-    tmp.write_text(html)
-    tmp.replace(output)
+    atomic.write_text(output, html)
     write_summary(output, ledger, ledger_source, use_ref)
     return ledger
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import atomic
 from ..experiments import get_target, published
 
 
@@ -104,10 +105,7 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
 
 
 def _write_csv(table: pd.DataFrame, output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(output.name + ".part")
-    table.to_csv(tmp, index=False)
-    tmp.replace(output)
+    atomic.write_csv(table, output)
 
 
 def draw_figure(target, runs: pd.DataFrame, path: Path, **extra) -> None:
@@ -134,12 +132,12 @@ def draw_figure(target, runs: pd.DataFrame, path: Path, **extra) -> None:
     if not drawn:
         fig.clf()
         fig.set_size_inches(2, 0.4)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".part.png")
     text = figstyle.caption(target, notes) if drawn else figstyle.NO_FIGURE
-    fig.savefig(tmp, bbox_inches="tight", metadata={"Description": text})
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        with atomic.replacing(path) as tmp:
+            fig.savefig(tmp, bbox_inches="tight", metadata={"Description": text})
+    finally:
+        plt.close(fig)
 
 
 def _png_text(path: Path) -> str | None:

@@ -19,6 +19,7 @@ import numba
 
 import numpy as np
 
+from .. import atomic
 from .._jit import sized
 
 from ..errors import NUMPY_LOAD_ERRORS, GraphFormatError, InputError
@@ -128,9 +129,7 @@ def convert_bands(bands, rows: int, cols: int, output, *, source: dict, dtype: s
             "max": top, "bytes": side * side * np.dtype(np_dtype).itemsize, "source": source}
     tmp.replace(output)
     meta_path = output.with_name(output.name + ".json")
-    meta_tmp = meta_path.with_name(meta_path.name + ".part")
-    meta_tmp.write_text(json.dumps(meta, indent=1) + "\n")
-    meta_tmp.replace(meta_path)
+    atomic.write_text(meta_path, json.dumps(meta, indent=1) + "\n")
     return meta
 
 
