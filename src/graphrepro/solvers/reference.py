@@ -13,6 +13,19 @@ from .base import INF, HostSolver, register
 from .heap import heap_pop, heap_push
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def settle_next(heap_key, heap_vertex, size, dist, done):
+    """Lazy deletion: pop until a vertex comes out at its current distance and not yet settled,
+    settle it and return (its key, it, the heap's size); vertex -1 once the heap runs dry."""
+    while size > 0:
+        key, u, size = heap_pop(heap_key, heap_vertex, size)
+        if done[u] or key > dist[u]:
+            continue
+        done[u] = True
+        return key, u, size
+    return INF, -1, size
+
+
 @numba.njit(cache=True, nogil=True)
 def dijkstra_csr(indptr, indices, weights, source):
     """Distances (int64, INF unreachable) and the number of arcs relaxed."""
@@ -27,11 +40,10 @@ def dijkstra_csr(indptr, indices, weights, source):
     heap_vertex[0] = source
     size = 1
     relaxed = 0
-    while size > 0:
-        key, u, size = heap_pop(heap_key, heap_vertex, size)
-        if done[u] or key > dist[u]:
-            continue
-        done[u] = True
+    while True:
+        key, u, size = settle_next(heap_key, heap_vertex, size, dist, done)
+        if u < 0:
+            break
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             relaxed += 1

@@ -26,8 +26,9 @@ _MODULES: tuple[str, ...] = (
     "mst_reduce",
     "mst_blocks",
     "mst_io",
-    "sssp_io",
-    "sssp_gpu",
+    "sssp_io_phase1",
+    "sssp_gpu_alg1",
+    "sssp_gpu_alg2",
     "grid_sssp_gpu",
 )
 

@@ -44,6 +44,7 @@ from ... import gpu
 from ...errors import InputError
 from ...graph.csr import CSRGraph, index_dtype
 from ..base import INF, SolveResult, get_solver, register
+from .sssp_gpu_common import int32_elevations
 
 BIG = np.int64(1) << 62  # "not reached" inside the kernel: BIG + any weight cannot overflow
 MAX_THREADS = 256
@@ -225,11 +226,7 @@ def _check_grid(values2d) -> np.ndarray:
     values = np.asarray(values2d)
     if values.ndim != 2 or min(values.shape) < 1:
         raise InputError(f"grid_sssp_gpu takes a 2-D elevation grid, got shape {values.shape}")
-    if not np.issubdtype(values.dtype, np.integer):
-        raise InputError(f"elevations must be integers, got {values.dtype}")
-    if values.size and (values.min() < 0 or values.max() > np.iinfo(np.int32).max):
-        raise InputError("elevations must lie in 0..2^31-1 (the thesis's conversion makes them so)")
-    return np.ascontiguousarray(values, dtype=np.int32)
+    return int32_elevations(values)
 
 
 def mean_weight(values: np.ndarray) -> float:
