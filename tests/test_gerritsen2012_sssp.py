@@ -367,7 +367,7 @@ def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, t
 def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
     """The GPU cells' machinery (child process, timing, the check against the CPU's records,
     the per-block times of Tables 5.2/5.3) with cpu_dijkstra in place of 11b's GPU steps."""
-    import graphrepro.experiments.gerritsen2012_sssp as e
+    import graphrepro.experiments.gerritsen2012_sssp_run as e
 
     original = e._gpu_phase1
 

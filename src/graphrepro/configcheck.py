@@ -126,7 +126,7 @@ def run_id_errors(run_id: str) -> list[str]:
 def settings_errors(table: str, settings: dict) -> list[str]:
     """A gerritsen2012 chapter-5 target's settings against the table's own: known keys, and each
     value of its default's kind (a number where a number goes, a list of numbers for a list)."""
-    from .experiments.gerritsen2012_sssp import DEFAULTS
+    from .experiments.gerritsen2012_sssp_run import DEFAULTS
 
     if table not in DEFAULTS:
         return [f"unknown table {table!r}"]

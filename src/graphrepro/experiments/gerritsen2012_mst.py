@@ -23,49 +23,18 @@ import numpy as np
 import pandas as pd
 
 from ..harness.measure import NOT_RUN_NO_GPU
+from .gerritsen2012_mst_evidence import (evidence_fig3_6, evidence_table3_1, evidence_table3_2,
+                                         evidence_table3_3, evidence_table3_4, evidence_table3_5,
+                                         evidence_table3_6, evidence_table3_7, evidence_table3_8)
+from .gerritsen2012_mst_measured import (PARTS, PHASES, PHASES_FULL, SWEEP, bench, fastest_version,
+                                         not_run_reason, per_block, phase_times, stats, variant_table)
 from .registry import Target, target
 
 DOC = "gerritsen2012"
-PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")
 ROWS = ("Maximum", "Minimum", "Average")
-SWEEP = "gerritsen2012_mst_io_sweep"
-PHASES = ("gerritsen2012_mst_phases_cpu", "gerritsen2012_mst_phases_gpu")
-PHASES_FULL = ("gerritsen2012_mst_phases_full_cpu", "gerritsen2012_mst_phases_full_gpu")
 
 
-def bench(variant: str) -> str:
-    return f"gerritsen2012_mst_{variant}"
-
-
-# --- reducing a variant's per-block table ----------------------------------------------------------
-
-def _table(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
-    return (benchmarks or {}).get(bench(variant))
-
-
-def _status(df: pd.DataFrame | None) -> str | None:
-    """None when the variant ran, else why not."""
-    if df is None:
-        return "not in this config"
-    if "status" not in df or not (df["status"] == "ok").any():
-        return str(df["status"].iloc[0]) if len(df) and "status" in df else "no rows"
-    return None
-
-
-def per_block(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per block: the median over trials of each part and of their total (ms)."""
-    ok = df[df["status"] == "ok"]
-    cols = [f"{p}_ms" for p in PARTS] + ["total_ms"]
-    return ok.groupby("block")[cols].median()
-
-
-def stats(df: pd.DataFrame | None) -> dict | None:
-    """{'Maximum', 'Minimum', 'Average'} of the per-block total, or None when not run."""
-    if _status(df) is not None:
-        return None
-    t = per_block(df)["total_ms"]
-    return {"Maximum": float(t.max()), "Minimum": float(t.min()), "Average": float(t.mean())}
-
+# --- formatting our numbers beside the thesis's ---------------------------------------------------
 
 def _gain(base: float | None, new: float | None) -> float | None:
     if base is None or new is None or base == 0:
@@ -89,7 +58,7 @@ def _pub(published: pd.DataFrame, item: str, row: str, column: str) -> str:
 
 def _setting(benchmarks: dict | None, variants) -> str:
     for v in variants:
-        df = _table(benchmarks, v)
+        df = variant_table(benchmarks, v)
         if df is not None and len(df) and "block_side" in df:
             r = df.iloc[0]
             grid = r.get("grid", "")
@@ -113,12 +82,12 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
     claim_ids = claim_ids or {}
 
     def compare(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
-        cpu_s = stats(_table(benchmarks, cpu)) if cpu else None
-        gpu_s = stats(_table(benchmarks, gpu)) if gpu else None
-        base_cpu = stats(_table(benchmarks, "cpu_baseline"))
-        base_gpu = stats(_table(benchmarks, "gpu_baseline"))
-        gpu_missing = _status(_table(benchmarks, gpu)) if gpu else None
-        cpu_missing = _status(_table(benchmarks, cpu)) if cpu else None
+        cpu_s = stats(variant_table(benchmarks, cpu)) if cpu else None
+        gpu_s = stats(variant_table(benchmarks, gpu)) if gpu else None
+        base_cpu = stats(variant_table(benchmarks, "cpu_baseline"))
+        base_gpu = stats(variant_table(benchmarks, "gpu_baseline"))
+        gpu_missing = not_run_reason(variant_table(benchmarks, gpu)) if gpu else None
+        cpu_missing = not_run_reason(variant_table(benchmarks, cpu)) if cpu else None
         rows = []
         for what in ROWS:
             c = cpu_s[what] if cpu_s else None
@@ -150,7 +119,7 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
                 row["note"] = (f"ordering: the thesis's GPU version was "
                                f"{'faster' if _positive(thesis_speedup) else 'slower'} than its CPU "
                                f"version here, ours is {'faster' if ours['speedup'] > 0 else 'slower'}"
-                               f" ({_device(_table(benchmarks, gpu))} against the thesis's GeForce "
+                               f" ({_device(variant_table(benchmarks, gpu))} against the thesis's GeForce "
                                f"GT 330M, 48 cores; and our CPU versions are numba, not C++)")
             if what == "Average":
                 thesis = row[f"{claim} (thesis)"]
@@ -159,8 +128,8 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
                 if explain and ours[claim] is not None and thesis and \
                         (ours[claim] > 0) != _positive(thesis):
                     row["note"] += f"; {explain}"
-                bgl = _table(benchmarks, "cpu_baseline")
-                if _status(bgl) is None and item in ("Table 3.1", "Table 3.2"):
+                bgl = variant_table(benchmarks, "cpu_baseline")
+                if not_run_reason(bgl) is None and item in ("Table 3.1", "Table 3.2"):
                     pb = per_block(bgl)
                     row["note"] += (f"; BGL's own MST time averages {pb['mst_ms'].mean():.3g} of "
                                     f"the baseline's {pb['total_ms'].mean():.3g} ms per block; "
@@ -168,7 +137,7 @@ def version_table(item: str, cpu: str | None, gpu: str | None, claim: str, *,
                                     f"edge list and handing it to our BGL program (one process "
                                     f"for all blocks) in a file, which the thesis's in-process "
                                     f"BGL paid in part (its conversion) but not the file")
-                prev = stats(_table(benchmarks, previous)) if previous else None
+                prev = stats(variant_table(benchmarks, previous)) if previous else None
                 if prev and c is not None:
                     row["note"] += (f"; against the previous version ({previous}): "
                                     f"{_pct(_gain(prev['Average'], c))} on the CPU average")
@@ -213,7 +182,7 @@ def version_figure(*versions: str | None, item: str | None = None):
         names = [v for v in dict.fromkeys(["cpu_baseline", "gpu_baseline", *versions]) if v]
         labels, avg, lo, hi = [], [], [], []
         for v in names:
-            s = stats(_table(benchmarks, v))
+            s = stats(variant_table(benchmarks, v))
             if s is None:
                 continue
             labels.append(v)
@@ -245,23 +214,9 @@ def version_figure(*versions: str | None, item: str | None = None):
 
 # --- Table 3.7: fastest CPU against fastest GPU ---------------------------------------------------
 
-def _fastest(benchmarks: dict | None, device: str):
-    best = None
-    for name in (benchmarks or {}):
-        if not name.startswith("gerritsen2012_mst_") or name in (SWEEP, *PHASES, *PHASES_FULL):
-            continue
-        variant = name[len("gerritsen2012_mst_"):]
-        if not variant.startswith(device):
-            continue
-        s = stats(benchmarks[name])
-        if s is not None and (best is None or s["Average"] < best[1]["Average"]):
-            best = (variant, s)
-    return best
-
-
 def compare_table3_7(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
     item = "Table 3.7"
-    cpu, gpu = _fastest(benchmarks, "cpu"), _fastest(benchmarks, "gpu")
+    cpu, gpu = fastest_version(benchmarks, "cpu"), fastest_version(benchmarks, "gpu")
     rows = []
     for what in ROWS:
         c = cpu[1][what] if cpu else None
@@ -283,7 +238,7 @@ def compare_table3_7(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
 def _parts(benchmarks: dict | None) -> pd.DataFrame:
     rows = []
     for name, df in (benchmarks or {}).items():
-        if _status(df) is not None:
+        if not_run_reason(df) is not None:
             continue
         pb = per_block(df)
         avg = {p: float(pb[f"{p}_ms"].mean()) for p in PARTS}
@@ -353,7 +308,7 @@ def _fit(x, y) -> float | None:
 
 def _sweep(benchmarks: dict | None) -> pd.DataFrame | None:
     df = (benchmarks or {}).get(SWEEP)
-    if _status(df) is not None:
+    if not_run_reason(df) is not None:
         return None
     ok = df[df["status"] == "ok"]
     num = ok.select_dtypes("number").columns
@@ -364,7 +319,7 @@ def compare_table3_6(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
     item = "Table 3.6"
     s = _sweep(benchmarks)
     if s is None:
-        why = _status((benchmarks or {}).get(SWEEP))
+        why = not_run_reason((benchmarks or {}).get(SWEEP))
         return pd.DataFrame([{"what": "Number of I/O's", "claim_id": "t36.io", "note": why}])
     rows = []
     s["transfers"] = s["total_block_reads"] + s["total_block_writes"]
@@ -414,25 +369,11 @@ def figure_table3_6(runs, ax, benchmarks=None) -> None:
 
 # --- Table 3.8: the three phases --------------------------------------------------------------------
 
-def _phases(benchmarks: dict | None, name: str) -> dict | None:
-    df = (benchmarks or {}).get(name)
-    if _status(df) is not None:
-        return None
-    ok = df[df["status"] == "ok"]
-    out = {f"Phase {i}": float(ok[f"phase{i}_ms"].median()) for i in (1, 2, 3)}
-    out["Total"] = sum(out.values())
-    out["_digest"] = str(ok["edges_digest"].iloc[0])
-    out["_weight"] = int(ok["weight"].iloc[0])
-    out["_side"] = int(ok["side"].iloc[0])
-    out["_verified"] = str(ok["verified"].iloc[0])
-    return out
-
-
 def compare_table3_8(runs, stats_, published, benchmarks=None, names=PHASES,
                      claims=True) -> pd.DataFrame:
     item = "Table 3.8"
-    cpu, gpu = _phases(benchmarks, names[0]), _phases(benchmarks, names[1])
-    gpu_why = _status((benchmarks or {}).get(names[1]))
+    cpu, gpu = phase_times(benchmarks, names[0]), phase_times(benchmarks, names[1])
+    gpu_why = not_run_reason((benchmarks or {}).get(names[1]))
     rows = []
     for what in ("Phase 1", "Phase 2", "Phase 3", "Total"):
         pc = _pub(published, item, what, "CPU")
@@ -464,7 +405,7 @@ def compare_table3_8(runs, stats_, published, benchmarks=None, names=PHASES,
 
 
 def figure_table3_8(runs, ax, benchmarks=None, names=PHASES) -> None:
-    data = {label: _phases(benchmarks, name) for label, name in zip(("CPU", "GPU"), names)}
+    data = {label: phase_times(benchmarks, name) for label, name in zip(("CPU", "GPU"), names)}
     data = {k: v for k, v in data.items() if v}
     if not data:
         _no_data(ax, "the three-phase runs did not run")
@@ -509,19 +450,6 @@ ROW_CLAIMS = {"Table 3.1": {"Average": "t31.speedup", "Maximum": "t31.cpu_wins_s
               "Table 3.4": {"Average": "t34.cpu_gain"}, "Table 3.5": {"Average": "t35.gain"}}
 # Table 3.5's claim against the chapter's best version needs Table 3.4's GPU runs too.
 ALSO = {"Table 3.5": ("gpu_prealloc",)}
-
-# Evidence for the one rule; imported here, after the reductions it uses are defined.
-from .gerritsen2012_mst_evidence import (  # noqa: E402
-    evidence_fig3_6,
-    evidence_table3_1,
-    evidence_table3_2,
-    evidence_table3_3,
-    evidence_table3_4,
-    evidence_table3_5,
-    evidence_table3_6,
-    evidence_table3_7,
-    evidence_table3_8,
-)
 
 EVIDENCE = {"Table 3.1": evidence_table3_1, "Table 3.2": evidence_table3_2,
             "Table 3.3": evidence_table3_3, "Table 3.4": evidence_table3_4,

@@ -13,17 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Bootstrap, Exact, Fit, Spread, Untestable
-from .gerritsen2012_mst import (
-    PARTS,
-    PHASES,
-    SWEEP,
-    _fastest,
-    _phases,
-    _status,
-    _table,
-    bench,
-    per_block,
-)
+from .gerritsen2012_mst_measured import (PARTS, PHASES, SWEEP, bench, fastest_version, not_run_reason,
+                                         per_block, phase_times, variant_table)
 
 
 def _data(benchmarks, *names) -> str:
@@ -45,7 +36,7 @@ def _data(benchmarks, *names) -> str:
 
 def _why_not(benchmarks, *variants) -> Untestable | None:
     for v in variants:
-        why = _status(_table(benchmarks, v))
+        why = not_run_reason(variant_table(benchmarks, v))
         if why is not None:
             return Untestable(reason=f"{v}: {why}")
     return None
@@ -53,7 +44,8 @@ def _why_not(benchmarks, *variants) -> Untestable | None:
 
 def _paired(benchmarks, a: str, b: str) -> pd.DataFrame:
     """Per block, the median total of ``a`` and of ``b`` (columns a, b), blocks both ran."""
-    pa, pb = per_block(_table(benchmarks, a))["total_ms"], per_block(_table(benchmarks, b))["total_ms"]
+    pa = per_block(variant_table(benchmarks, a))["total_ms"]
+    pb = per_block(variant_table(benchmarks, b))["total_ms"]
     return pd.concat([pa.rename("a"), pb.rename("b")], axis=1, join="inner")
 
 
@@ -74,7 +66,7 @@ def gain(benchmarks, base: str, new: str, statistic=_gain):
     if gone:
         return gone
     p = _paired(benchmarks, base, new)
-    trials = int(_table(benchmarks, new).groupby("block").size().median())
+    trials = int(variant_table(benchmarks, new).groupby("block").size().median())
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=statistic, units="blocks",
                      n=f"{len(p)} blocks x {trials} trial{'s' * (trials != 1)}",
                      data=_data(benchmarks, new),
@@ -118,7 +110,7 @@ def evidence_table3_5(claims, runs, stats, benchmarks=None) -> dict:
 
 
 def evidence_table3_7(claims, runs, stats, benchmarks=None) -> dict:
-    cpu, gpu = _fastest(benchmarks, "cpu"), _fastest(benchmarks, "gpu")
+    cpu, gpu = fastest_version(benchmarks, "cpu"), fastest_version(benchmarks, "gpu")
     if cpu is None or gpu is None:
         return {"t37.speedup": _why_not(benchmarks, "cpu_prealloc", "gpu_prealloc")
                 or Untestable(reason="no CPU or no GPU version ran")}
@@ -132,11 +124,11 @@ def share(benchmarks):
     """Dead ends + contraction as a share of the per-block time, in the version Figure 3.6
     decomposes (Table 3.4's: its GPU version where it ran, else the CPU one)."""
     for want in ("gpu_prealloc", "cpu_prealloc"):
-        if _status(_table(benchmarks, want)) is None:
+        if not_run_reason(variant_table(benchmarks, want)) is None:
             break
     else:
         return _why_not(benchmarks, "gpu_prealloc")
-    pb = per_block(_table(benchmarks, want))
+    pb = per_block(variant_table(benchmarks, want))
     cols = [f"{p}_ms" for p in PARTS]
 
     def stat(groups):
@@ -156,7 +148,7 @@ def evidence_fig3_6(claims, runs, stats, benchmarks=None) -> dict:
 
 def _sweep_fit(benchmarks, column) -> Fit | Untestable:
     df = (benchmarks or {}).get(SWEEP)
-    why = _status(df)
+    why = not_run_reason(df)
     if why is not None:
         return Untestable(reason=f"the size sweep: {why}")
     ok = df[df["status"] == "ok"].copy()
@@ -182,12 +174,12 @@ def evidence_table3_6(claims, runs, stats, benchmarks=None) -> dict:
 
 
 def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
-    cpu = _phases(benchmarks, PHASES[0])
-    gpu = _phases(benchmarks, PHASES[1])
+    cpu = phase_times(benchmarks, PHASES[0])
+    gpu = phase_times(benchmarks, PHASES[1])
     data = _data(benchmarks, *PHASES)
     out = {"t38.minutes": Untestable(reason="see the claim")}
     if cpu is None:
-        why = _status((benchmarks or {}).get(PHASES[0]))
+        why = not_run_reason((benchmarks or {}).get(PHASES[0]))
         out["t38.phase1_most"] = out["t38.gpu_gain"] = Untestable(reason=f"CPU phases: {why}")
         return out
     def rows(name):
@@ -199,7 +191,7 @@ def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
                                     data=data, detail=f"{cpu['_side']}^2 grid: phase 1 "
                                     f"{cpu['Phase 1'] / 1e3:.3g} of {cpu['Total'] / 1e3:.3g} s")
     if gpu is None:
-        why = _status((benchmarks or {}).get(PHASES[1]))
+        why = not_run_reason((benchmarks or {}).get(PHASES[1]))
         out["t38.gpu_gain"] = Untestable(reason=f"GPU first phase: {why}")
     elif cpu["_digest"] != gpu["_digest"]:
         out["t38.gpu_gain"] = Untestable(reason="the CPU and GPU runs' trees differ (edge digest)")

@@ -23,9 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Across, Fit, Spread, Sweep, Untestable, Validated
-from .gerritsen2012_sssp import _bench, _has_time, launch_arithmetic
-
-VERTICES = 1 << 20
+from .gerritsen2012_sssp_measured import (VERTICES, bench_table, gpu_alg1_block_ms, has_time,
+                                          launch_arithmetic)
 
 
 def _data(b: pd.DataFrame) -> str:
@@ -80,7 +79,7 @@ def extrapolation_check(benchmarks) -> tuple[float | None, str]:
     what it rests on), or (None, why nothing validates it)."""
     errors = []
     for table in ("table5_1", "table5_2", "table5_3"):
-        b = _bench(benchmarks, table)
+        b = bench_table(benchmarks, table)
         if not len(b) or "partial_estimate_ms" not in b:
             continue
         est = pd.to_numeric(b["partial_estimate_ms"], errors="coerce")
@@ -116,7 +115,7 @@ def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
 
 
 def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
-    b = _bench(benchmarks, "table5_1")
+    b = bench_table(benchmarks, "table5_1")
     out = {"t51.gpu_times": Untestable(reason="see the claim")}
     if not len(b):
         for c in ("t51.cpu_faster", "t51.higher_c", "t51.launches", "t51.cpu_growth"):
@@ -142,7 +141,7 @@ def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
                                     ", ".join(f"{n} {KINDS[k]}" for k, n in kinds.items()))
     # faster for higher C: consecutive C of one M, both with a time (finished or extrapolated)
     pairs, plabels = [], []
-    for m, grp in gpu[gpu.apply(_has_time, axis=1)].groupby("block"):
+    for m, grp in gpu[gpu.apply(has_time, axis=1)].groupby("block"):
         grp = grp.sort_values("c")
         for (_, lo), (_, hi) in zip(grp.iloc[:-1].iterrows(), grp.iloc[1:].iterrows()):
             ratio = float(lo["seconds_per_2_20"]) / float(hi["seconds_per_2_20"])
@@ -184,20 +183,13 @@ def _launches(b, data):
 
 # --- Tables 5.2 and 5.3: one run each, against the 2-D run's own variation ---------------------
 
-def _per_block(b, variant) -> float | None:
-    g = b[(b["impl"] == "gpu_alg1") & (b["variant"] == variant)] if len(b) else b
-    if not len(g) or not _has_time(g.iloc[0]):
-        return None
-    return float(np.mean(json.loads(g["batch_ms"].iloc[0])))
-
-
 def two_d_variation(benchmarks) -> tuple[float | None, str]:
     """How far apart the 2-D run's mean per-I/O-block times are between Tables 5.2 and 5.3 (the
     same run, same blocks, timed twice), relative to the smaller; (None, why) if not both."""
     times, settings = [], []
     for table in ("table5_2", "table5_3"):
-        b = _bench(benchmarks, table)
-        t = _per_block(b, "2d")
+        b = bench_table(benchmarks, table)
+        t = gpu_alg1_block_ms(b, "2d")
         if t is None:
             return None, f"the 2-D run of {table} gave no time, so its run-to-run variation is unknown"
         times.append(t)
@@ -211,8 +203,8 @@ def two_d_variation(benchmarks) -> tuple[float | None, str]:
 
 
 def _variant_ratio(benchmarks, num_table, num, den_table, den) -> object:
-    bn, bd = _bench(benchmarks, num_table), _bench(benchmarks, den_table)
-    a, d = _per_block(bn, num), _per_block(bd, den)
+    bn, bd = bench_table(benchmarks, num_table), bench_table(benchmarks, den_table)
+    a, d = gpu_alg1_block_ms(bn, num), gpu_alg1_block_ms(bd, den)
     if a is None or d is None:
         g = bn[(bn["impl"] == "gpu_alg1")] if len(bn) else bn
         why = "; ".join(f"{v}: {s}" for v, s in zip(g.get("variant", []), g.get("status", [])))
@@ -285,7 +277,7 @@ def _best(cells, impl, sides, data) -> object:
 
 
 def evidence_table5_4(claims, runs, stats, benchmarks=None) -> dict:
-    b = _bench(benchmarks, "table5_4")
+    b = bench_table(benchmarks, "table5_4")
     if not len(b):
         return {c: _missing(b, "Table 5.4") for c in claims["claim_id"]}
     cells, data = _t54(b), _data(b)
@@ -322,7 +314,7 @@ def _fits(ok, by, x, y, what) -> object:
 
 
 def evidence_table5_5(claims, runs, stats, benchmarks=None) -> dict:
-    b = _bench(benchmarks, "table5_5")
+    b = bench_table(benchmarks, "table5_5")
     if not len(b):
         return {c: _missing(b, "Table 5.5") for c in claims["claim_id"]}
     ok = b[b["status"] == "ok"].copy()
@@ -370,7 +362,7 @@ def _cells57(b) -> dict:
 
 
 def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
-    b = _bench(benchmarks, "table5_7")
+    b = bench_table(benchmarks, "table5_7")
     out = {"t57.minutes": Untestable(reason="see the claim"),
            "t57.cpu_m128": Untestable(reason="see the claim")}
     if not len(b):

@@ -1,0 +1,76 @@
+"""gerritsen2012 chapter 3, our side: the benchmark tables' names and their reductions the
+thesis's way (per block, fastest version, three phases), read alike by the chapter's targets
+(``gerritsen2012_mst``) and its evidence (``gerritsen2012_mst_evidence``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")
+SWEEP = "gerritsen2012_mst_io_sweep"
+PHASES = ("gerritsen2012_mst_phases_cpu", "gerritsen2012_mst_phases_gpu")
+PHASES_FULL = ("gerritsen2012_mst_phases_full_cpu", "gerritsen2012_mst_phases_full_gpu")
+
+
+def bench(variant: str) -> str:
+    return f"gerritsen2012_mst_{variant}"
+
+
+def variant_table(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
+    return (benchmarks or {}).get(bench(variant))
+
+
+def not_run_reason(df: pd.DataFrame | None) -> str | None:
+    """None when the variant ran, else why not."""
+    if df is None:
+        return "not in this config"
+    if "status" not in df or not (df["status"] == "ok").any():
+        return str(df["status"].iloc[0]) if len(df) and "status" in df else "no rows"
+    return None
+
+
+def per_block(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per block: the median over trials of each part and of their total (ms)."""
+    ok = df[df["status"] == "ok"]
+    cols = [f"{p}_ms" for p in PARTS] + ["total_ms"]
+    return ok.groupby("block")[cols].median()
+
+
+def stats(df: pd.DataFrame | None) -> dict | None:
+    """{'Maximum', 'Minimum', 'Average'} of the per-block total, or None when not run."""
+    if not_run_reason(df) is not None:
+        return None
+    t = per_block(df)["total_ms"]
+    return {"Maximum": float(t.max()), "Minimum": float(t.min()), "Average": float(t.mean())}
+
+
+def fastest_version(benchmarks: dict | None, device: str):
+    """(variant, its stats) of the ``device`` ("cpu" or "gpu") version with the lowest average
+    per-block time, or None when none of them ran (Table 3.7)."""
+    best = None
+    for name in (benchmarks or {}):
+        if not name.startswith("gerritsen2012_mst_") or name in (SWEEP, *PHASES, *PHASES_FULL):
+            continue
+        variant = name[len("gerritsen2012_mst_"):]
+        if not variant.startswith(device):
+            continue
+        s = stats(benchmarks[name])
+        if s is not None and (best is None or s["Average"] < best[1]["Average"]):
+            best = (variant, s)
+    return best
+
+
+def phase_times(benchmarks: dict | None, name: str) -> dict | None:
+    """The three phases' median ms and their total, with the run's tree digest, weight, grid side
+    and check (keys starting with ``_``), or None when it did not run (Table 3.8)."""
+    df = (benchmarks or {}).get(name)
+    if not_run_reason(df) is not None:
+        return None
+    ok = df[df["status"] == "ok"]
+    out = {f"Phase {i}": float(ok[f"phase{i}_ms"].median()) for i in (1, 2, 3)}
+    out["Total"] = sum(out.values())
+    out["_digest"] = str(ok["edges_digest"].iloc[0])
+    out["_weight"] = int(ok["weight"].iloc[0])
+    out["_side"] = int(ok["side"].iloc[0])
+    out["_verified"] = str(ok["verified"].iloc[0])
+    return out
