@@ -17,6 +17,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from ... import atomic
 from ...errors import InputError, VerificationError
 from ...terrain.blockio import IOCounter, ZBlocks
 from . import PHASE1, register_step, step
@@ -252,9 +253,7 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
         rec.flush()
     timings["seams_ms"] = (time.perf_counter() - t0) * 1e3
     meta.update(timings=timings, counters=counters)
-    tmp = directory / "gprime.json.part"
-    tmp.write_text(json.dumps(meta, indent=1) + "\n")
-    tmp.replace(directory / "gprime.json")
+    atomic.write_text(directory / "gprime.json", json.dumps(meta, indent=1) + "\n")
     return g
 
 
