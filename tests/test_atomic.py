@@ -82,7 +82,7 @@ def test_a_pipe_is_written_straight_and_stays_a_pipe(tmp_path):
     fifo = tmp_path / "stdout"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
     reader.start()
     atomic.write_text(fifo, "through the pipe\n")
     reader.join(10)
@@ -129,20 +129,39 @@ def test_two_processes_writing_one_output_each_leave_a_whole_file(tmp_path):
     assert _leftovers(tmp_path) == []
 
 
-def test_ctrl_c_gives_one_line_and_exit_130(tmp_path):
-    """A real SIGINT while `convert` waits on its input (a FIFO that never delivers)."""
-    fifo = tmp_path / "graph.gr"
-    os.mkfifo(fifo)
+# A command that is mid-write when the signal comes: it says so on stdout, then waits inside the
+# safe writer with its temporary already on disk.
+MID_WRITE = """
+import sys, time
+from graphrepro import atomic, cli
+from graphrepro.cli import graphs
+
+def cmd_convert(args):
+    with atomic.replacing(args.output) as tmp:
+        tmp.write_text("half of it")
+        print("writing", flush=True)
+        time.sleep(60)
+    return 0
+
+graphs.cmd_convert = cmd_convert
+sys.exit(cli.main(["convert", "in.gr", "--output", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_mid_write_gives_one_line_and_leaves_nothing(tmp_path, signum):
+    """A real Ctrl-C (or snakemake's SIGTERM) while a command writes its output."""
     out = tmp_path / "graph.npz"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    proc = subprocess.Popen([sys.executable, "-m", "graphrepro", "convert", str(fifo), "--output",
-                             str(out)], env=env, stderr=subprocess.PIPE, text=True)
-    holder = os.open(fifo, os.O_WRONLY)  # returns once the command has opened its input
+    proc = subprocess.Popen([sys.executable, "-c", MID_WRITE, str(out)], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        proc.send_signal(signal.SIGINT)
+        assert proc.stdout.readline() == "writing\n"
+        assert len(_leftovers(tmp_path)) == 1  # the temporary, caught in the act
+        proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
-        os.close(holder)
-    assert proc.returncode == 130, err
-    assert err.strip().splitlines() == [err.strip()] and err.startswith("interrupted:")
+        proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith(f"interrupted ({signal.Signals(signum).name}):"), err
     assert not out.exists() and _leftovers(tmp_path) == []

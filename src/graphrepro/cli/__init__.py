@@ -5,7 +5,9 @@ Each family of commands is a module of this package, every command's parser besi
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from ..errors import GraphreproError, InputError
@@ -53,6 +55,7 @@ def main(argv=None) -> int:
     import zlib
 
     args = build_parser().parse_args(argv)
+    previous = _stop_on_sigterm()
     try:
         _check_outputs(args)
         return args.func(args)
@@ -69,20 +72,41 @@ def main(argv=None) -> int:
     except MemoryError:
         print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
     except Exception as e:  # a CUDA error deserves one clear line too, not a driver traceback
         if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
             print(f"error: CUDA: {e}", file=sys.stderr)
             return 3
         # Ctrl-C inside a jitted function comes back from numba's dispatcher as a SystemError
         if isinstance(e, SystemError) and isinstance(e.__context__ or e.__cause__, KeyboardInterrupt):
-            return _interrupted()
+            return _interrupted(e.__context__ or e.__cause__)
         raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
-def _interrupted() -> int:
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (snakemake stopping its jobs, a batch system's time limit), unwound like Ctrl-C so
+    that every writer removes its temporary on the way out."""
+
+    signum = signal.SIGTERM
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def _stop_on_sigterm():
+    if threading.current_thread() is not threading.main_thread():
+        return None  # only the main thread may set handlers; a caller's thread keeps its own
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _interrupted(e) -> int:
+    signum = getattr(e, "signum", signal.SIGINT)
     # every output goes through graphrepro.atomic, so what was being written is gone, not cut
-    print("interrupted: nothing half-written was left (each output is written whole or not at "
-          "all)", file=sys.stderr)
-    return 130
+    print(f"interrupted ({signal.Signals(signum).name}): nothing half-written was left (each "
+          "output is written whole or not at all)", file=sys.stderr)
+    return 128 + signum
