@@ -7,6 +7,7 @@ numbering so that sources and outputs speak the user's language.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,29 @@ from ..errors import NUMPY_LOAD_ERRORS, InputError
 
 INT32_MAX = np.iinfo(np.int32).max
 INT64_MAX = np.iinfo(np.int64).max  # also "unreachable" (solvers.INF): no distance may reach it
+
+
+def host_memory() -> int | None:
+    """This machine's physical memory in bytes, where the system says."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def host_memory_problem(nbytes: int) -> str | None:
+    """Why ``nbytes`` cannot be allocated here (more than half of this machine's memory), or None.
+    Readers ask before allocating what a header announces, so a header that lies costs nothing."""
+    host = host_memory()
+    if host is None or nbytes <= host // 2:
+        return None
+    return f"needs {nbytes / 2**30:,.1f} GiB, more than half of this machine's {host / 2**30:,.1f} GiB"
+
+
+def csr_bytes(num_vertices: int, num_arcs: int) -> int:
+    """Peak bytes of building a CSR graph from int64 arc columns (from_arcs): the columns, their
+    sort order, the indices and weights, and the per-vertex offsets and counts."""
+    return 16 * (num_vertices + 1) + 48 * num_arcs
 
 
 def exact_sum(values) -> int:

@@ -16,7 +16,6 @@ dense GPU solvers take the matrix).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numba
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..atomic import replacing
 from ..errors import NUMPY_LOAD_ERRORS, InputError
-from .csr import INT32_MAX, CSRGraph
+from .csr import INT32_MAX, CSRGraph, host_memory_problem
 
 NO_EDGE = INT32_MAX  # "no edge" is infinity in an2017's matrix; weights must stay below it
 INF64 = np.iinfo(np.int64).max
@@ -103,15 +102,9 @@ def dense_dijkstra(matrix, source):
 
 def check_dense_size(num_vertices: int, what: str) -> None:
     """Refuse, before allocating, a matrix the host cannot hold (the device is checked apart)."""
-    nbytes = num_vertices * num_vertices * 4
-    try:
-        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return
-    if nbytes > host // 2:
-        raise InputError(f"{what}: a dense {num_vertices} x {num_vertices} matrix needs "
-                         f"{nbytes / 2**30:.1f} GiB, more than half of this machine's "
-                         f"{host / 2**30:.1f} GiB")
+    problem = host_memory_problem(num_vertices * num_vertices * 4)
+    if problem:
+        raise InputError(f"{what}: a dense {num_vertices} x {num_vertices} matrix {problem}")
 
 
 @dataclass

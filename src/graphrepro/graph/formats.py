@@ -30,7 +30,7 @@ import numpy as np
 
 from ..atomic import replacing
 from ..errors import GraphFormatError, InputError
-from .csr import CSRGraph
+from .csr import CSRGraph, csr_bytes, host_memory, host_memory_problem
 
 FORMATS = ("dimacs", "snap", "mtx", "pace")
 _SUFFIXES = {".gr": "dimacs", ".txt": "snap", ".el": "snap", ".tsv": "snap", ".mtx": "mtx"}
@@ -85,7 +85,7 @@ def read_graph(path, format: str | None = None, name: str | None = None, *,
         raise GraphFormatError(path, None, "mtx_values must be 'weights' or 'ignore'")
     if not path.is_file():
         raise GraphFormatError(path, None, "no such file")
-    where, buf = _read_bytes(path)
+    where, buf = _read_bytes(path, fmt)
     try:
         if fmt in ("dimacs", "pace"):
             graph = _read_dimacs(where, buf, pace=fmt == "pace")
@@ -107,17 +107,17 @@ def _stem(path: Path) -> str:
     return name
 
 
-def _read_bytes(path: Path) -> tuple[str, np.ndarray]:
+def _read_bytes(path: Path, fmt: str) -> tuple[str, np.ndarray]:
     """(the name errors should use, the file's bytes); archives name their member too."""
     try:
         if _is_tar(path):
-            return _read_tar_member(path)
+            return _read_tar_member(path, fmt)
         if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rb") as f:
-                data = f.read()
+                data = _bounded_read(f, path, fmt)
         elif path.name.lower().endswith(".xz"):
             with lzma.open(path, "rb") as f:
-                data = f.read()
+                data = _bounded_read(f, path, fmt)
         else:
             data = path.read_bytes()
     except (OSError, EOFError, gzip.BadGzipFile, tarfile.TarError, zlib.error,
@@ -127,7 +127,44 @@ def _read_bytes(path: Path) -> tuple[str, np.ndarray]:
     return str(path), np.frombuffer(data, dtype=np.uint8)
 
 
-def _read_tar_member(path: Path) -> tuple[str, np.ndarray]:
+# Bytes a data line may take: three numbers of at most 18 digits (the scanner's limit) and their
+# separators, with room for padding. A compressed file that expands past its header's lines at
+# this width plus some slack is refused while it is read, not after it has filled the memory.
+_LINE_BYTES = 128
+_SLACK = 1 << 20
+_CHUNK = 1 << 22
+_ANNOUNCED = {
+    "dimacs": re.compile(rb"^p[ \t]+(?:sp|tw)[ \t]+\d+[ \t]+(\d+)", re.M),
+    "pace": re.compile(rb"^p[ \t]+tw[ \t]+\d+[ \t]+(\d+)", re.M),
+    "snap": re.compile(rb"^#.*Edges:[ \t]*(\d+)", re.M),
+    "mtx": re.compile(rb"^[ \t]*\d+[ \t]+\d+[ \t]+(\d+)[ \t]*\r?$", re.M),
+}
+
+
+def _bounded_read(f, path, fmt: str) -> bytearray:
+    """All of a decompressing stream, refused as soon as it grows past what the header announces
+    (or, without a header count, past half of this machine's memory)."""
+    host = host_memory()
+    limit = host // 2 if host else None
+    announced = None
+    data = bytearray()
+    while chunk := f.read(_CHUNK):
+        data += chunk
+        if announced is None:
+            found = _ANNOUNCED[fmt].search(data, 0, 1 << 20)
+            if found:
+                announced = int(found.group(1))
+                own = found.end() + announced * _LINE_BYTES + _SLACK
+                limit = own if limit is None else min(limit, own)
+        if limit is not None and len(data) > limit:
+            said = (f"more than its header's {announced:,} lines can take" if announced is not None
+                    else "more than half of this machine's memory")
+            raise GraphFormatError(path, None, f"expands to over {limit:,} bytes, {said}: a "
+                                   "compression bomb or a damaged file; refused while reading")
+    return data
+
+
+def _read_tar_member(path: Path, fmt: str = "mtx") -> tuple[str, np.ndarray]:
     """The matrix of a SuiteSparse archive: ``<Name>/<Name>.mtx``, or the archive's only .mtx.
 
     SuiteSparse archives may also hold right-hand sides or coordinates (``<Name>_b.mtx``,
@@ -142,7 +179,7 @@ def _read_tar_member(path: Path) -> tuple[str, np.ndarray]:
         if not main:
             listed = ", ".join(m.name for m in members) or "none"
             raise GraphFormatError(path, None, f"archive holds no {stem}.mtx (.mtx members: {listed})")
-        data = tar.extractfile(main[0]).read()
+        data = _bounded_read(tar.extractfile(main[0]), f"{path}!{main[0].name}", fmt)
     return f"{path}!{main[0].name}", np.frombuffer(data, dtype=np.uint8)
 
 
@@ -317,6 +354,7 @@ def _read_dimacs(path, buf, pace: bool = False) -> CSRGraph:
         n, m = _ints(path, number, fields[2:], "problem line")
         if n < 0 or m < 0:
             raise GraphFormatError(path, number, "negative count in the problem line")
+        _check_announced(path, number, n, m, f"{n:,} vertices and {m:,} arcs")
         break
     else:
         raise GraphFormatError(path, None, "no 'p sp n m' problem line")
@@ -324,6 +362,13 @@ def _read_dimacs(path, buf, pace: bool = False) -> CSRGraph:
     cols = _announced_pairs(body, path, number, n, m, "arcs")
     body.check_weights(2)
     return CSRGraph.from_arcs(n, cols[:, 0] - 1, cols[:, 1] - 1, cols[:, 2], base=1)
+
+
+def _check_announced(path, number, n: int, arcs: int, what: str) -> None:
+    """Refuse a header whose counts this machine cannot build, before anything is allocated."""
+    problem = host_memory_problem(csr_bytes(n, arcs))
+    if problem:
+        raise GraphFormatError(path, number, f"the header announces {what}: that graph {problem}")
 
 
 def _announced_pairs(body, path, number: int, n: int, m: int, unit: str):
@@ -343,6 +388,7 @@ def _read_pace(path, buf, number, next_pos, fields) -> CSRGraph:
     n, m = _ints(path, number, fields[2:], "problem line")
     if n < 0 or m < 0:
         raise GraphFormatError(path, number, "negative count in the problem line")
+    _check_announced(path, number, n, 2 * m, f"{n:,} vertices and {m:,} edges")
     body = _Body(path, buf, next_pos, None, "c", 2, "'u v' or a 'c' comment")
     cols = _announced_pairs(body, path, number, n, m, "edges")
     u, v = cols[:, 0] - 1, cols[:, 1] - 1
@@ -406,6 +452,10 @@ def _read_snap(path, buf, vertices: str = "present") -> CSRGraph:
                                    f"file's edges name {present}")
     if vertices == "max_id":
         n = int(cols[:, :2].max()) + 1 if len(cols) else 0
+        problem = host_memory_problem(csr_bytes(n, len(cols)))
+        if problem:
+            body.fail(int(np.argmax(cols[:, :2].max(axis=1))),
+                      f"vertex id {n - 1} numbers 0..max id: a graph of {n:,} vertices {problem}")
         if n > np.iinfo(np.int32).max:
             body.fail(int(np.argmax(cols[:, :2].max(axis=1))),
                       f"vertex id {n - 1} is too large to number vertices 0..max id")
@@ -444,6 +494,7 @@ def _read_mtx(path, buf, ignore_values: bool = False) -> CSRGraph:
         raise GraphFormatError(path, None, "no size line")
     if rows != cols_:
         raise GraphFormatError(path, number, f"a graph needs a square matrix, not {rows} x {cols_}")
+    _check_announced(path, number, rows, 2 * nnz, f"{rows:,} rows and {nnz:,} entries")
     nfields = 2 if field == "pattern" or ignore_values else 3
     body = _Body(path, buf, next_pos, None, "%", nfields,
                  "an entry line" + (" (weights must be integers)" if field == "real" else ""),

@@ -1,0 +1,114 @@
+"""Readers bounded before they allocate: headers that lie about their size and compression bombs
+are refused in one line, while reading, with the memory a small file needs (issue 37, classes 4
+and 5); any bytes at all give a graph or a GraphFormatError, nothing else."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import lzma
+import resource
+import tarfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphrepro.errors import GraphFormatError
+from graphrepro.graph import csr, formats
+from graphrepro.graph.formats import read_graph
+
+GiB = 1 << 30
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine of 64 MiB, so a modest lie is already too large to build."""
+    monkeypatch.setattr(csr, "host_memory", lambda: 64 << 20)
+    monkeypatch.setattr(formats, "host_memory", lambda: 64 << 20)
+
+
+@pytest.mark.parametrize("name, text, said", [
+    ("big.gr", "p sp 2147483648 2\na 1 2 1\na 2 1 1\n", "2,147,483,648 vertices and 2 arcs"),
+    ("huge.gr", "p sp 1099511627776 2\na 1 2 1\na 2 1 1\n", "1,099,511,627,776 vertices"),
+    ("big_pace.gr", "p tw 2147483648 1\n1 2\n", "2,147,483,648 vertices and 1 edges"),
+    ("big.mtx", "%%MatrixMarket matrix coordinate pattern general\n2147483648 2147483648 1\n1 1\n",
+     "2,147,483,648 rows and 1 entries"),
+])
+def test_a_header_announcing_more_than_the_machine_holds_is_refused_first(tmp_path, name, text,
+                                                                          said):
+    path = tmp_path / name
+    path.write_text(text)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(GraphFormatError, match=f"{name}:[12]: the header announces {said}.*GiB"):
+        read_graph(path)
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 256 << 10  # nothing like the 16 GiB to 8 TiB the header asked for
+
+
+def test_snap_ids_numbered_up_to_a_huge_id_are_refused_with_their_line(tmp_path, small_machine):
+    path = tmp_path / "ids.txt"
+    path.write_text("0 1\n1 99999999\n")
+    with pytest.raises(GraphFormatError, match=r"ids.txt:2: vertex id 99999999 numbers 0..max id"):
+        read_graph(path, snap_vertices="max_id")
+
+
+BLANKS = b"\n" * (8 << 20)
+
+
+def _gz(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9)
+
+
+@pytest.mark.parametrize("name, head, pack", [
+    ("bomb.gr.gz", b"p sp 3 2\na 1 2 5\na 2 3 1\n", _gz),
+    ("bomb.gr.xz", b"p sp 3 2\na 1 2 5\na 2 3 1\n", lzma.compress),
+    ("bomb.txt.gz", b"# Nodes: 3 Edges: 2\n0 1\n1 2\n", _gz),
+    ("bomb.mtx.gz", b"%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 5\n2 3 1\n", _gz),
+])
+def test_a_compression_bomb_is_refused_while_it_is_read(tmp_path, name, head, pack):
+    """A valid graph and then megabytes of blank lines: more than the header's lines can take."""
+    path = tmp_path / name
+    path.write_bytes(pack(head + BLANKS * 4))  # 32 MiB expanded, a few kB on disk
+    with pytest.raises(GraphFormatError, match="more than its header's 2 lines can take"):
+        read_graph(path)
+    path.write_bytes(pack(head))  # the same graph without the padding reads as before
+    assert read_graph(path).num_arcs == 2
+
+
+def test_a_bomb_without_a_header_count_is_bounded_by_the_machine(tmp_path, small_machine):
+    path = tmp_path / "plain.txt.gz"
+    path.write_bytes(_gz(b"0 1\n1 2\n" + BLANKS * 6))  # 48 MiB of blank lines, more than 32 MiB
+    with pytest.raises(GraphFormatError, match="more than half of this machine's memory"):
+        read_graph(path)
+
+
+def test_a_bomb_inside_an_archive_member_is_refused(tmp_path):
+    member = b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n" + BLANKS * 4
+    path = tmp_path / "Bomb.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("Bomb/Bomb.mtx")
+        info.size = len(member)
+        tar.addfile(info, io.BytesIO(member))
+    with pytest.raises(GraphFormatError, match=r"Bomb.tar.gz!Bomb/Bomb.mtx: expands to over"):
+        read_graph(path)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["g.gr", "g.txt", "g.mtx", "g.gr.gz"]),
+       st.lists(st.sampled_from(["p sp 3 2", "p tw 3 1", "a 1 2 5", "a 2 3 -1", "a 9 1 1", "1 2",
+                                 "0 1 7", "# Nodes: 3 Edges: 2", "c note", "3 3 2", "1 2 x",
+                                 "%%MatrixMarket matrix coordinate integer general", "",
+                                 "p sp 99999999999 1", "a 1 2 99999999999999999999"]),
+                max_size=8),
+       st.binary(max_size=16))
+def test_any_bytes_give_a_graph_or_one_clear_error(tmp_path, name, lines, tail):
+    data = ("\n".join(lines) + "\n").encode() + tail
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    try:
+        graph = read_graph(path)
+    except GraphFormatError as e:
+        assert str(e).startswith(str(path)) and "\n" not in str(e)
+    else:
+        assert graph.num_vertices >= 0 and len(graph.indices) == graph.num_arcs
