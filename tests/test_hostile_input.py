@@ -112,3 +112,52 @@ def test_any_bytes_give_a_graph_or_one_clear_error(tmp_path, name, lines, tail):
         assert str(e).startswith(str(path)) and "\n" not in str(e)
     else:
         assert graph.num_vertices >= 0 and len(graph.indices) == graph.num_arcs
+
+
+# --- a run that would be misnamed or misattributed (class 8) ----------------------------------
+
+def _graph_and_sources(tmp_path, seed, name):
+    from graphrepro.cli import main
+
+    gr = tmp_path / f"{name}.gr"
+    assert main(["generate", "road_grid", "--rows", "6", "--cols", "6", "--keep", "0.8",
+                 "--max-weight", "50", "--seed", str(seed), "--output", str(gr)]) == 0
+    src = tmp_path / f"{name}.sources.json"
+    assert main(["sources", str(gr), "--count", "3", "--seed", "3", "--output", str(src)]) == 0
+    return gr, src
+
+
+def test_a_param_contradicting_the_run_id_is_refused(tmp_path, capsys):
+    from graphrepro.cli import main
+
+    gr, src = _graph_and_sources(tmp_path, 1, "g")
+    out = tmp_path / "runs.csv"
+    common = ["run", str(gr), "--sources", str(src), "--trials", "1", "--warmup", "0",
+              "--output", str(out)]
+    assert main([*common, "--solver", "delta_stepping@delta=5", "--param", "delta=7"]) == 2
+    assert "run id delta_stepping@delta=5 names delta=5 but --param gives delta=7" in \
+        capsys.readouterr().err
+    assert not out.exists()
+    assert main([*common, "--solver", "delta_stepping@delta=5", "--param", "delta=5"]) == 0
+    assert main([*common, "--solver", "delta_stepping", "--param", "delta=7"]) == 0
+
+
+def test_another_graphs_sources_are_refused_before_anything_is_timed(tmp_path, capsys):
+    import json
+
+    from graphrepro.cli import main
+
+    gr, src = _graph_and_sources(tmp_path, 1, "g")
+    other, other_src = _graph_and_sources(tmp_path, 2, "h")
+    out = tmp_path / "runs.csv"
+    run = ["run", str(gr), "--solver", "dijkstra", "--trials", "1", "--warmup", "0",
+           "--output", str(out)]
+    assert main([*run, "--sources", str(other_src), "--name", "h"]) == 2  # same name, other graph
+    assert "drawn on another graph than h (its digest differs)" in capsys.readouterr().err
+    legacy = json.loads(other_src.read_text())
+    del legacy["graph_digest"]  # a record drawn before digests: its graph's name must match
+    other_src.write_text(json.dumps(legacy))
+    assert main([*run, "--sources", str(other_src)]) == 2
+    assert "drawn on graph 'h', not 'g'" in capsys.readouterr().err
+    assert not out.exists()
+    assert main([*run, "--sources", str(src)]) == 0

@@ -21,6 +21,19 @@ def digest(distances: np.ndarray) -> str:
                            digest_size=16).hexdigest()
 
 
+def graph_digest(graph) -> str:
+    """What a graph is, for telling whether a sources record was drawn on it: its arrays as int64
+    (a dense graph: the parameters its matrix is generated from)."""
+    h = hashlib.blake2b(digest_size=16)
+    if hasattr(graph, "indptr"):
+        h.update(repr((graph.num_vertices, graph.num_arcs)).encode())
+        for array in (graph.indptr, graph.indices, graph.weights):
+            h.update(np.ascontiguousarray(array, dtype="<i8").tobytes())
+    else:
+        h.update(repr((graph.num_vertices, graph.density, graph.max_weight, graph.seed)).encode())
+    return h.hexdigest()
+
+
 def reference_distances(graph: CSRGraph, source: int, metric: str = "distance") -> np.ndarray:
     """Dijkstra's distances; for ``metric="hops"`` (BFS) on unit weights, i.e. hop counts."""
     from .graph.dense import DenseGraph

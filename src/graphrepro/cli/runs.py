@@ -29,7 +29,8 @@ def cmd_sources(args) -> int:
         reference_ms.append((time.perf_counter() - t0) * 1e3)
     origin = _origin_of(args.graph)
     stands_for = args.stands_for or (origin or {}).get("document_name")
-    record = {"graph": graph.name, "seed": args.seed, "stands_for": stands_for, "origin": origin,
+    record = {"graph": graph.name, "graph_digest": verify.graph_digest(graph), "seed": args.seed,
+              "stands_for": stands_for, "origin": origin,
               "sources": [int(s) for s in sources],
               "labels": [int(x) for x in graph.label_of(sources)],
               "digests": digests, "reference_ms": reference_ms, "stats": degree_stats(graph)}
@@ -65,7 +66,7 @@ def cmd_run(args) -> int:
     from ..harness.files import read_sources
 
     graph = load_graph(args.graph, args.format, name=args.name)
-    record = read_sources(args.sources, graph.num_vertices)
+    record = read_sources(args.sources, graph.num_vertices, graph)
     params = _params(args.param)
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
@@ -183,7 +184,7 @@ def cmd_transfers(args) -> int:
     cases = []
     for path, sources in zip(args.graphs, args.sources):
         graph = load_graph(path)
-        record = read_sources(sources, graph.num_vertices)
+        record = read_sources(sources, graph.num_vertices, graph)
         cases.append((graph, int(record["sources"][0]), record["digests"][0]))
     table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
                                edges_per_thread=args.edges_per_thread,

@@ -121,9 +121,11 @@ def read_provenance(run_table) -> dict | None:
     return read_record(path, "a provenance record") if path.is_file() else None
 
 
-def read_sources(path, num_vertices: int | None = None) -> dict:
+def read_sources(path, num_vertices: int | None = None, graph=None) -> dict:
     """A sources record (``sources/<graph>.json``): the graph's name, its sources (internal ids,
-    in range when ``num_vertices`` is given) and one reference digest per source."""
+    in range when ``num_vertices`` is given) and one reference digest per source. With ``graph``,
+    the record must have been drawn on that graph: its digest where the record has one (records
+    before it name the graph only), else its name."""
     path = Path(path)
     record = read_record(path, "a sources record")
     sources, digests = record.get("sources"), record.get("digests")
@@ -140,4 +142,21 @@ def read_sources(path, num_vertices: int | None = None) -> dict:
     if num_vertices is not None and max(sources) >= num_vertices:
         raise damaged(path, f"source {max(sources)} is not a vertex of a graph of "
                             f"{num_vertices} vertices (drawn for another graph?)")
+    if graph is not None:
+        _check_drawn_on(record, graph, path)
     return record
+
+
+def _check_drawn_on(record: dict, graph, path: Path) -> None:
+    # Not damage: a good record of another graph. Its digests would fail the first pass and
+    # blame the solver, so it is refused before anything is timed.
+    from ..verify import graph_digest
+
+    if "graph_digest" in record:
+        if record["graph_digest"] != graph_digest(graph):
+            raise InputError(f"{path}: these sources were drawn on another graph than "
+                             f"{graph.name or 'this one'} (its digest differs); draw them with "
+                             f"`python -m graphrepro sources` on this graph")
+    elif record["graph"] != graph.name:
+        raise InputError(f"{path}: these sources were drawn on graph {record['graph']!r}, not "
+                         f"{graph.name!r} (give --name if it is the same graph renamed)")

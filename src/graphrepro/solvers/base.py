@@ -230,10 +230,20 @@ def make_run_id(name: str, params: dict[str, Any] | None = None) -> str:
 
 
 def resolve(run_id: str, **overrides) -> tuple[SolverSpec, dict[str, Any]]:
-    """The solver and its full parameters for a run id (``overrides`` win over the id's)."""
+    """The solver and its full parameters for a run id; ``overrides`` add parameters the id leaves
+    open. One that contradicts a value the id names is refused: the run id is what a table
+    calls the run, so it must be what ran."""
     name, params = parse_run_id(run_id)
     spec = get_solver(name)
-    return spec, spec.params(**{**params, **overrides})
+    full = spec.params(**{**params, **overrides})
+    named = spec.params(**params) if overrides.keys() & params.keys() else full
+    clash = sorted(key for key in overrides.keys() & params.keys() if full[key] != named[key])
+    if clash:
+        said = ", ".join(f"{key}={named[key]}" for key in clash)
+        given = ", ".join(f"{key}={full[key]}" for key in clash)
+        raise InputError(f"run id {run_id} names {said} but --param gives {given}: change the "
+                         f"run id instead")
+    return spec, full
 
 
 def check_sums(graph) -> None:
