@@ -2,7 +2,7 @@
 
 Files are served from a dict {path: bytes}. It honours ``Range: bytes=N-`` (206), and a few
 paths misbehave on purpose: ``/cut/...`` closes the connection half-way through the first
-response (a dropped download), ``/stall/...`` sends the headers and then nothing, ``/norange/...``
+response (a dropped download), ``/stall/...`` sends the headers and then nothing, ``/drip/...`` one byte every 0.1 s, ``/norange/...``
 ignores Range and always sends the whole file (200). Every request is logged in ``requests``.
 
 Misbehaviours real servers show (issue 20): ``/nolength/`` sends no Content-Length and closes
@@ -77,6 +77,16 @@ class Server:
                     return
                 if self.path.startswith("/stall/"):
                     time.sleep(server.stall_seconds)
+                    return
+                if self.path.startswith("/drip/"):  # a byte at a time, never a whole block
+                    for i in range(min(len(part), int(server.stall_seconds / 0.1))):
+                        try:
+                            self.wfile.write(part[i:i + 1])
+                            self.wfile.flush()
+                        except OSError:  # the client gave up: what the test wants
+                            return
+                        time.sleep(0.1)
+                    self.close_connection = True
                     return
                 if self.path.startswith("/cut/") and self.path not in server.cut_done:
                     server.cut_done.add(self.path)

@@ -41,6 +41,7 @@ FILES = {
     "/cut/big.gr.gz": BIG,
     "/norange/big.gr.gz": BIG,
     "/stall/tiny.gr.gz": gzip.compress(DIMACS),
+    "/drip/tiny.gr.gz": gzip.compress(DIMACS),
 }
 
 
@@ -158,3 +159,40 @@ def test_lock_records_the_first_seen_checksum_only(tmp_path):
     first = record_lock(lock, "ny", url="u", file="f", size=3, sha256="a" * 64)
     again = record_lock(lock, "ny", url="u", file="f", size=4, sha256="b" * 64)
     assert first == again and read_lock(lock)["ny"]["sha256"] == "a" * 64
+
+
+def test_a_dripping_server_is_given_up_on_within_the_deadline(server, tmp_path):
+    """A byte every 0.1 s never trips a read timeout; the whole download still has its limit."""
+    dest = tmp_path / "tiny.gr.gz"
+    t0 = time.monotonic()
+    with pytest.raises(DownloadError, match="deadline"):
+        download(server.url + "/drip/tiny.gr.gz", dest, timeout=(2.0, 30.0), retries=0,
+                 progress=False, deadline_s=1.0)
+    assert time.monotonic() - t0 < 2.5
+    assert not dest.exists()
+
+
+def test_a_dripping_server_stalls_within_the_read_timeout(server, tmp_path):
+    """Less than a block within the read timeout is a stall, as no data at all would be."""
+    dest = tmp_path / "tiny.gr.gz"
+    t0 = time.monotonic()
+    with pytest.raises(DownloadError, match="stalled"):
+        download(server.url + "/drip/tiny.gr.gz", dest, timeout=(2.0, 0.8), retries=0,
+                 progress=False)
+    assert time.monotonic() - t0 < 2.5
+    assert not dest.exists()
+
+
+def test_a_good_file_is_not_replaced_by_a_different_unvouched_one(server, tmp_path):
+    dest = tmp_path / "tiny.gr.gz"
+    good = gzip.compress(DIMACS.replace(b"c", b"c good", 1))
+    dest.write_bytes(good)
+    with pytest.raises(DownloadError, match="server now sends a different file"):
+        download(server.url + "/road/tiny.gr.gz", dest, retries=0, progress=False)
+    assert dest.read_bytes() == good and not list(tmp_path.glob("*.part"))
+    # the same bytes, or bytes a published checksum vouches for, do replace it
+    served = FILES["/road/tiny.gr.gz"]
+    download(server.url + "/road/tiny.gr.gz", dest, sha256=sha(served), progress=False)
+    assert dest.read_bytes() == served
+    download(server.url + "/road/tiny.gr.gz", dest, progress=False)
+    assert dest.read_bytes() == served

@@ -29,6 +29,7 @@ import json
 import re
 import socket
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -200,16 +201,23 @@ def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: floa
         length = r.headers.get("Content-Length")
         total = start + int(length) if length and length.isdigit() and not encoded else None
         bar = _Progress(Path(part.name).stem, total, start, progress)
+        stall_s = timeout[1] if isinstance(timeout, tuple) else timeout
         try:
-            with open(part, "r+b" if start else "wb") as f:
+            with open(part, "r+b" if start else "wb") as f, _Watchdog(r, deadline, stall_s) as dog:
                 f.seek(start)
                 f.truncate()
-                # a .gz served with Content-Encoding: gzip is the file itself: keep its bytes
-                for block in r.raw.stream(NET_CHUNK, decode_content=decode):
-                    f.write(block)
-                    bar.update(len(block))
-                    if time.monotonic() > deadline:
-                        raise _Deadline()
+                try:
+                    # a .gz served with Content-Encoding: gzip is the file itself: keep its bytes
+                    for block in r.raw.stream(NET_CHUNK, decode_content=decode):
+                        f.write(block)
+                        dog.fed()
+                        bar.update(len(block))
+                        if time.monotonic() > deadline:
+                            raise _Deadline()
+                except Exception:
+                    dog.raise_reason()
+                    raise
+                dog.raise_reason()  # a closed stream can also just end, looking complete
         finally:
             bar.close()
         if total is not None and part.stat().st_size < total:
@@ -219,6 +227,71 @@ def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: floa
 
 class _Deadline(Exception):
     pass
+
+
+def _hang_up(response) -> None:
+    """Wake a read blocked on this response's socket: closing alone leaves a recv() in another
+    thread waiting for the server's next byte, a shutdown ends it at once. The socket is reached
+    through urllib3's connection (or, failing that, http.client's reader); without either, the
+    close still ends the transfer at the next byte."""
+    raw = response.raw
+    sock = getattr(getattr(raw, "_connection", None), "sock", None)
+    if sock is None:
+        sock = getattr(getattr(getattr(getattr(raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    response.close()
+
+
+class _Watchdog:
+    """Ends a transfer that passes the deadline or brings no whole block within the read timeout.
+
+    A read blocks until a whole block has come, so a server that drips a byte at a time never
+    trips the read timeout nor reaches the deadline check between blocks. This thread closes the
+    response instead; the blocked read then ends, and the reason is raised in the reader."""
+
+    def __init__(self, response, deadline: float, stall_s: float):
+        self.response, self.deadline, self.stall_s = response, deadline, stall_s
+        self.last = time.monotonic()
+        self.reason = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def fed(self) -> None:
+        self.last = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.1):
+            now = time.monotonic()
+            if now > self.deadline:
+                self.reason = "deadline"
+            elif now - self.last > self.stall_s:
+                self.reason = "stalled"
+            else:
+                continue
+            _hang_up(self.response)
+            return
+
+    def raise_reason(self) -> None:
+        if self.reason == "deadline":
+            raise _Deadline() from None
+        if self.reason == "stalled":
+            raise _Dripping(f"less than {NET_CHUNK:,} bytes in {self.stall_s:g} s") from None
+
+
+class _Dripping(requests.Timeout):
+    """A stall with a few bytes in it: those bytes are no progress that earns another try."""
 
 
 # Errors worth another try on the same URL; every other RequestException is final for it.
@@ -253,6 +326,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
                 _stream(candidate, part, timeout=timeout, progress=progress, session=session,
                         deadline=deadline, decode=decode)
                 _verify(part, sha256=sha256, size=size, validate=validate)
+                _keep_what_is_there(part, dest, sha256)
                 part.replace(dest)
                 return dest
             except _Permanent as e:
@@ -268,7 +342,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
                 if time.monotonic() > deadline:
                     reasons.append(f"{candidate}: {why}; the {deadline_s:g} s deadline passed")
                     break
-                if part.exists() and part.stat().st_size > before:
+                if part.exists() and part.stat().st_size > before and not isinstance(e, _Dripping):
                     failures = 0  # progress kept is not a failed try: resume at once
                     continue
                 failures += 1
@@ -295,6 +369,19 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
     check = f" with sha256 {sha256}" if sha256 else ""
     raise DownloadError(f"cannot download {url}: {'; '.join(reasons)}.{kept} You can put the file"
                         f"{check} at {dest} by hand and run again.", verification=wrong_file)
+
+
+def _keep_what_is_there(part: Path, dest: Path, sha256: str | None) -> None:
+    """A file already at ``dest`` is replaced only by the same bytes or by bytes a published
+    checksum vouches for: a server that now serves another file must not overwrite a good one
+    when nothing says which of the two is right."""
+    if sha256 is not None or not dest.is_file() or sha256_of(part) == sha256_of(dest):
+        return
+    part.unlink()
+    raise DownloadError(f"{dest} is already there and the server now sends a different file "
+                        f"(no published checksum says which is right): {dest} was kept and the "
+                        f"download discarded. Delete {dest} to take the new one.",
+                        verification=True)
 
 
 def _verify(part: Path, *, sha256: str | None, size: int | None, validate=None) -> None:
