@@ -118,6 +118,9 @@ def test_output_paths_stay_below_the_working_directory(key, path):
      "block: '64' is not a number"),
     (lambda c: c["targets"]["safari2017_table2"].update(runs=["lbr@k=2,k=3"]), "twice"),
     (lambda c: c["targets"]["safari2017_table2"].update(graphs=["nope"]), "'nope' is not defined"),
+    (lambda c: c["graphs"].update(r={"generate": {"kind": "road_grid", "rows": 3, "cols": 3,
+                                                  "max_weight": 0}}),
+     "graphs/r/generate/max_weight: 0 is less than the minimum of 1"),
 ])
 def test_values_that_would_fail_deep_in_a_job_are_refused_up_front(edit, says):
     cfg = copy.deepcopy(BASE)

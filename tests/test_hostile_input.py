@@ -161,3 +161,19 @@ def test_another_graphs_sources_are_refused_before_anything_is_timed(tmp_path, c
     assert "drawn on graph 'h', not 'g'" in capsys.readouterr().err
     assert not out.exists()
     assert main([*run, "--sources", str(src)]) == 0
+
+
+@pytest.mark.parametrize("args, says", [
+    (["road_grid", "--rows", "0", "--cols", "5"], "rows and cols must be positive"),
+    (["road_grid", "--rows", "5", "--cols", "5", "--max-weight", "0"], "max_weight must be at least 1"),
+    (["random", "--vertices", "0", "--arcs", "3"], "a random graph needs at least 1 vertex"),
+    (["random", "--vertices", "5", "--arcs", "-1"], "at least 0 arcs"),
+])
+def test_generator_arguments_out_of_range_are_one_line(tmp_path, capsys, args, says):
+    from graphrepro.cli import main
+
+    out = tmp_path / "g.gr"
+    assert main(["generate", *args, "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and err.count("\n") == 1
+    assert not out.exists()

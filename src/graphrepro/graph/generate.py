@@ -15,12 +15,20 @@ from ..errors import InputError
 from .csr import CSRGraph
 
 
+class BadGeneratorArgument(InputError, ValueError):
+    """A generator's argument out of its range: one line from the command line, and still the
+    ValueError a Python caller may catch."""
+
+
 def road_grid(rows: int, cols: int, *, keep: float = 0.6, max_weight: int = 1000, seed: int = 0,
               name: str = "") -> CSRGraph:
     if rows < 1 or cols < 1:
-        raise ValueError("rows and cols must be positive")
+        raise BadGeneratorArgument("rows and cols must be positive")
     if not 0.0 < keep <= 1.0:
-        raise ValueError("keep must be in (0, 1]")
+        raise BadGeneratorArgument("keep must be in (0, 1]")
+    if max_weight < 1:
+        raise BadGeneratorArgument("a road grid's weights are 1..max_weight: max_weight must be "
+                                   "at least 1")
     rng = np.random.default_rng(seed)
     ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
     horizontal = np.stack([ids[:, :-1].ravel(), ids[:, 1:].ravel()], axis=1)
@@ -37,6 +45,9 @@ def road_grid(rows: int, cols: int, *, keep: float = 0.6, max_weight: int = 1000
 def random_digraph(num_vertices: int, num_arcs: int, *, max_weight: int = 100, seed: int = 0,
                    name: str = "") -> CSRGraph:
     """Uniform random arcs (self-loops and parallel arcs allowed, as in real edge lists)."""
+    if num_vertices < 1 or num_arcs < 0 or max_weight < 0:
+        raise BadGeneratorArgument("a random graph needs at least 1 vertex, at least 0 arcs and "
+                                   "a max_weight of at least 0")
     rng = np.random.default_rng(seed)
     src = rng.integers(0, num_vertices, size=num_arcs)
     dst = rng.integers(0, num_vertices, size=num_arcs)
