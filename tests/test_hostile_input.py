@@ -177,3 +177,24 @@ def test_generator_arguments_out_of_range_are_one_line(tmp_path, capsys, args, s
     err = capsys.readouterr().err
     assert err.startswith("error: ") and says in err and err.count("\n") == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx"])
+def test_a_registry_name_that_a_spreadsheet_would_run_is_refused(tmp_path, name):
+    """Names are row labels in every downloadable CSV (class 10): none may open as a formula."""
+    import yaml
+
+    from graphrepro.datasets import load_registry
+    from graphrepro.datasets.registry import DEFAULT_REGISTRY
+    from graphrepro.errors import InputError
+
+    raw = yaml.safe_load(DEFAULT_REGISTRY.read_text())
+    entry = raw["datasets"]["ny"]
+    raw["datasets"] = {"ny": {**entry, "name": name}}
+    path = tmp_path / "reg.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(InputError, match="datasets/ny/name"):
+        load_registry(str(path))
+    raw["datasets"]["ny"]["name"] = "USA-road-d.NY"
+    path.write_text(yaml.safe_dump(raw))
+    assert load_registry(str(path))["ny"].name == "USA-road-d.NY"
