@@ -14,6 +14,7 @@ regular file (a directory, a socket) is refused.
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import tempfile
 from contextlib import contextmanager
@@ -63,13 +64,25 @@ def replacing(path) -> Iterator[Path]:
         yield tmp
         os.replace(tmp, path)
     except BaseException as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        with _signals_held():  # a second Ctrl-C must not skip the clean-up
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
         if isinstance(e, OSError) and not e.filename:  # "No space left on device": say where
             raise OSError(e.errno, e.strerror or str(e), str(path)) from e
         raise
+
+
+@contextmanager
+def _signals_held():
+    """SIGINT and SIGTERM wait until the block is done (they are delivered right after it)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def write_text(path, text: str) -> Path:

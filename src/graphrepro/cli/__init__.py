@@ -54,9 +54,9 @@ def _check_outputs(args) -> None:
 def main(argv=None) -> int:
     import zlib
 
-    args = build_parser().parse_args(argv)
     previous = _stop_on_sigterm()
     try:
+        args = build_parser().parse_args(argv)
         _check_outputs(args)
         return args.func(args)
     except GraphreproError as e:
