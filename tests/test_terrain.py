@@ -236,4 +236,4 @@ def test_zblocks_read_every_block_as_rows_and_count(tmp_path):
     back = store.read("level1_0_0")
     assert np.array_equal(back["u"], np.arange(3)) and counter.block_writes == 1
     assert counter.block_reads == 17 and counter.bytes_written > 0
-    assert not list((tmp_path / "side").glob("*.part"))
+    assert not list((tmp_path / "side").glob("*.part*"))

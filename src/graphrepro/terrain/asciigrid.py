@@ -20,6 +20,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from .. import atomic
 from ..errors import GraphFormatError
 
 GRASS_KEYS = {"north", "south", "east", "west", "rows", "cols", "null", "type", "multiplier"}
@@ -257,7 +258,7 @@ def write_grass_ascii(path, bands, rows: int, cols: int, *, north: float, west: 
     -9999 (any value <= -9999) is written as the integer ``-9999``; gzip when the name ends .gz.
     """
     path = Path(path)
-    tmp = path.with_name(path.name + ".part")
+
     def num(v):
         return f"{v:.12g}"
 
@@ -267,7 +268,7 @@ def write_grass_ascii(path, bands, rows: int, cols: int, *, north: float, west: 
     opener = (lambda p: gzip.open(p, "wb", compresslevel=1)) if path.name.endswith(".gz") \
         else (lambda p: open(p, "wb"))
     written = 0
-    with opener(tmp) as f:
+    with atomic.replacing(path) as tmp, opener(tmp) as f:
         f.write(header)
         for _, band in bands:
             band = np.ascontiguousarray(band, dtype=np.float64)
@@ -275,10 +276,8 @@ def write_grass_ascii(path, bands, rows: int, cols: int, *, north: float, west: 
             n = _format_rows(band, decimals, buf)
             f.write(buf[:n].tobytes())
             written += band.shape[0]
-    if written != rows:
-        tmp.unlink()
-        raise ValueError(f"wrote {written} rows, expected {rows}")
-    tmp.replace(path)
+        if written != rows:  # raised inside: the file is not put in place
+            raise ValueError(f"wrote {written} rows, expected {rows}")
 
 
 @numba.njit(cache=True)

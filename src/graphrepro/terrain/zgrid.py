@@ -91,9 +91,9 @@ def convert_bands(bands, rows: int, cols: int, output, *, source: dict, dtype: s
     np_dtype = DTYPES[dtype]
     limit = np.iinfo(np_dtype).max
     _check_room(rows, cols, side, np.dtype(np_dtype).itemsize, output, source)
-    tmp = output.with_name(output.name + ".part")
     unknown, top, seen, negatives = 0, 0.0, 0, 0
-    try:  # whatever goes wrong, no sparse .part of the padded size is left behind
+    # whatever goes wrong, no sparse temporary of the padded size is left behind
+    with atomic.replacing(output) as tmp:
         with open(tmp, "wb") as f:
             f.truncate(side * side * np.dtype(np_dtype).itemsize)  # sparse: padding reads as 0
         mm = np.memmap(tmp, dtype=np_dtype, mode="r+", shape=(side * side,))
@@ -118,16 +118,12 @@ def convert_bands(bands, rows: int, cols: int, output, *, source: dict, dtype: s
             raise ValueError(f"got {seen} rows, expected {rows}")
         mm.flush()
         del out, mm
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     top = int(top)
     meta = {"format": "graphrepro zgrid 1", "rows": rows, "cols": cols, "side": side,
             "dtype": dtype, "order": "z (Morton): x = column in the even bits, y = row in the odd",
             "padding": 0, "unknown_values": unknown, "negatives_set_to_zero": negatives,
             "nodata": nodata,
             "max": top, "bytes": side * side * np.dtype(np_dtype).itemsize, "source": source}
-    tmp.replace(output)
     meta_path = output.with_name(output.name + ".json")
     atomic.write_text(meta_path, json.dumps(meta, indent=1) + "\n")
     return meta
