@@ -60,9 +60,10 @@ def measured_files(name: str, config: dict) -> list[str]:
     """The run and benchmark files behind a target on this config: what re-measuring it redoes
     (the graphs, sources and the target's table are left alone, the table then rebuilt)."""
     from .experiments import get_target
+    from .solvers import run_file_id
 
     target, settings = get_target(name), (config.get("targets") or {}).get(name) or {}
     res = config.get("results", "results")
     run_ids = settings.get("runs") or list(target.solvers)
-    files = [f"{res}/runs/{g}/{r}.csv" for g in settings.get("graphs") or [] for r in run_ids]
+    files = [f"{res}/runs/{g}/{run_file_id(r)}.csv" for g in settings.get("graphs") or [] for r in run_ids]
     return files + [f"{res}/benchmarks/{b}.csv" for b in target.benchmarks]
