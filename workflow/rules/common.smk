@@ -287,7 +287,7 @@ def dataset_outputs():
 
 # (standins.smk)
 def terrain_compare_outputs():
-    return [f"{RES}/standins/terrain_compare.csv"] if TC else []
+    return [f"{RES}/standins/terrain_compare.csv", f"{RES}/standins/terrain_compare.json"] if TC else []
 
 
 # (standins.smk)
