@@ -61,3 +61,11 @@ def test_gpu_rules_use_the_gpu_conda_env():
         if re.search(r"gpu=1\b|timed\(lambda w: \"(gpu|cpu\+gpu)\"", rule) or name[1] == "build_native_cuda":
             assert re.search(r"conda:\n\s+(CONDA_GPU_ENV|lambda w: conda_env)", rule), name[1]
 
+
+def test_jobs_call_the_environments_python_not_this_hosts_path():
+    """A job's command names `python`, found on the PATH of wherever the job runs (the workflow puts
+    its own interpreter's directory first there), never the planning host's interpreter path."""
+    shells = [shell for _, _, shell in _dry_run_jobs() if shell != "None"]  # None: rule all
+    assert shells
+    for shell in shells:
+        assert re.match(r"python3?(\.\d+)? -m graphrepro ", shell), shell

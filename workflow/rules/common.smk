@@ -20,11 +20,22 @@ def conda_env(device):
     return CONDA_GPU_ENV if "gpu" in device else CONDA_ENV
 
 
+# Rules call the environment's `python` from PATH, never a path of the host that planned the job,
+# so a job runs wherever its executor puts it (a SLURM node, a container). Snakemake does not put
+# its own environment on PATH (`.venv/bin/snakemake` leaves PATH as it was: checked), so put the
+# interpreter's directory first, as activating the venv would. Every job's own snakemake reads this
+# file again and puts its interpreter first; under --sdm conda the env's activation comes after
+# and wins. (A system python3 with no `python` beside it is called by its own name.)
+# (Not an `envvars:` entry: that would carry the planning host's PATH into every job.)
+_BIN = os.path.dirname(sys.executable)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _BIN:
+    os.environ.update(PATH=os.pathsep.join([_BIN, os.environ.get("PATH", "")]))
+_PYTHON = "python" if os.access(os.path.join(_BIN, "python"), os.X_OK) else os.path.basename(sys.executable)
 # A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
 else:
-    PY = [sys.executable]  # the interpreter running snakemake, so rules see the same packages
+    PY = [_PYTHON]
 RES = config["results"]
 
 
