@@ -45,7 +45,6 @@ def add_targets(sub) -> None:
 def cmd_rerun(args) -> int:
     """Re-measure one target: its run and benchmark files are made again, then its table."""
     import shlex
-    import shutil
     import subprocess
 
     from .. import configs
@@ -59,9 +58,8 @@ def cmd_rerun(args) -> int:
         raise InputError(f"target {args.target} is not in this config"
                          + (f"; add --configfile {' '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
-    snakemake = shutil.which("snakemake")
-    cmd = ([snakemake] if snakemake else [sys.executable, "-m", "snakemake"]) + [
-        "--cores", str(args.cores)]
+    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH
+    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores)]
     if args.configfile:
         cmd += ["--configfile", *args.configfile]
     if args.dry_run:
