@@ -367,3 +367,73 @@ def test_mst_command_on_a_dem(tmp_path, capsys):
                  "--output", str(tmp_path / "t.txt")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "1023" in err
+
+
+# --- where the reduce step's result is compacted (issue 36: cupy on the device) ---------------
+
+class _NumpyAsCupy:
+    """The cupy calls of the device compaction, done by numpy: under the simulator device arrays
+    are host memory, which real cupy cannot read, so this checks that path's selection and counters
+    here; benchmarks/cupy_compaction.py runs it with cupy on a GPU."""
+    int32, int64 = np.int32, np.int64
+    flatnonzero, stack, where = staticmethod(np.flatnonzero), staticmethod(np.stack), staticmethod(np.where)
+
+    class cuda:
+        class ExternalStream:
+            def __init__(self, handle):
+                assert isinstance(handle, int)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+    @staticmethod
+    def asarray(a):
+        return a.copy_to_host() if hasattr(a, "copy_to_host") else np.asarray(a)
+
+    @staticmethod
+    def asnumpy(a):
+        return np.asarray(a)
+
+
+def _reduce_case(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 3, size=(8, 8))
+    edges = grid_edges(values)
+    chosen, _ = kruskal_edges(edges.num_vertices, edges.u, edges.v, edges.w)
+    keep = rng.random(64) < 0.2
+    return 64, edges.u[chosen], edges.v[chosen], edges.w[chosen], keep
+
+
+def test_device_and_host_compaction_give_the_same_result(monkeypatch):
+    from graphrepro.solvers.gerritsen2012 import mst_gpu_reduce as R
+
+    assert R.device_compaction() is None  # the simulator: numpy compacts, on the host
+    monkeypatch.setattr(R, "device_compaction", lambda: _NumpyAsCupy)
+    monkeypatch.setattr(R, "_stream_handle", lambda stream: 0)  # the simulator's has none
+    for seed in range(3):
+        case = _reduce_case(seed)
+        host, device = (R.reduce_on_gpu(*case, compaction=c) for c in ("host", "device"))
+        for field in ("u", "v", "w", "rep", "definite"):
+            np.testing.assert_array_equal(getattr(device, field), getattr(host, field))
+            assert getattr(device, field).dtype == np.int64
+        drop = {"upload_us"}
+        assert ({k: v for k, v in device.counters.items() if k not in drop}
+                == {k: v for k, v in host.counters.items() if k not in drop})
+        assert all(type(v) is int for v in device.counters.values())
+
+
+def test_device_compaction_refused_in_one_line_where_cupy_cannot_run(monkeypatch):
+    from graphrepro.solvers.gerritsen2012 import mst_gpu_reduce as R
+
+    with pytest.raises(InputError, match="simulator"):
+        R.reduce_on_gpu(*_reduce_case(0), compaction="device")
+    with pytest.raises(InputError, match="compaction must be one of"):
+        R.reduce_on_gpu(*_reduce_case(0), compaction="gpu")
+    monkeypatch.setattr(R.gpu, "simulated", lambda: False)
+    monkeypatch.setitem(__import__("sys").modules, "cupy", None)  # `import cupy` fails
+    assert R.device_compaction() is None
+    with pytest.raises(InputError, match="cupy is not installed"):
+        R.reduce_on_gpu(*_reduce_case(0), compaction="device")

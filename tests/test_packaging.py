@@ -51,10 +51,23 @@ def test_envs_match_pyproject():
     assert "pyarrow" not in runtime and "pyarrow" not in base  # nothing reads parquet
 
 
+def test_each_requirement_once_and_the_envs_without_test_tools():
+    names = [_requirement(r)[0] for r in _pyproject()["dependencies"]]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    # `snakemake --report` needs pygments: a plain `pip install .` must bring it
+    assert any(r.startswith("snakemake[reports]") for r in _pyproject()["dependencies"])
+    test_only = {_requirement(r)[0] for r in _pyproject()["optional-dependencies"]["test"]}
+    for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
+        env = yaml.safe_load((REPO / "envs" / name).read_text())
+        assert env["channels"] == ["conda-forge", "nodefaults"], name
+        assert not test_only & set(_env(name)), f"envs/{name}: {sorted(test_only & set(_env(name)))}"
+
+
 def test_gpu_extras_name_their_cuda():
     extras = _pyproject()["optional-dependencies"]
-    assert "numba-cuda[cu13]>=0.20" in extras["gpu"] and any("cupy-cuda13x" in r for r in extras["gpu"])
-    assert "numba-cuda[cu12]>=0.20" in extras["gpu-cu12"] and any("cupy-cuda12x" in r for r in extras["gpu-cu12"])
+    for extra, cuda in (("gpu", "13"), ("gpu-cu12", "12")):
+        assert f"numba-cuda[cu{cuda}]>=0.21.1" in extras[extra]
+        assert any(f"cupy-cuda{cuda}x" in r for r in extras[extra])
 
 
 def test_registry_and_default_config_are_package_data():
@@ -70,3 +83,38 @@ def test_registry_and_default_config_are_package_data():
     for name in ("config/datasets.yaml", "config/datasets.lock.json", "config/config.yaml",
                  "config/schema/datasets.schema.yaml"):
         assert any(Path(name).match(p) for p in patterns), name
+
+
+def test_an_installed_wheel_records_checksums_in_the_users_data_directory(tmp_path, monkeypatch):
+    """A checkout records first-seen checksums in the repository's lock; an installed wheel in
+    $XDG_DATA_HOME/graphrepro/, starting from the packaged lock, never into site-packages."""
+    from graphrepro.datasets import registry
+    from graphrepro.datasets.download import read_lock, record_lock
+
+    assert registry.DEFAULT_LOCK == registry.PACKAGED_LOCK  # this checkout: config/ is a link
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    user = registry._user_lock()
+    assert user == tmp_path / "graphrepro" / "datasets.lock.json"
+    monkeypatch.setattr(registry, "DEFAULT_LOCK", user)  # as in a wheel
+    packaged = read_lock(registry.PACKAGED_LOCK)
+    assert read_lock(user) == packaged and not user.exists()
+    record_lock(user, "zz_new", url="u", file="f", size=1, sha256="0" * 64)
+    assert set(read_lock(user)) == set(packaged) | {"zz_new"}
+    assert "zz_new" not in read_lock(registry.PACKAGED_LOCK)
+
+
+def test_configs_merge_as_snakemake_does():
+    """configs.merge is snakemake's update_config over the files: mappings merge key by key, a
+    list or None replaces what was there."""
+    import tempfile
+
+    from graphrepro.configs import merge
+
+    docs = [{"a": {"x": 1, "l": [1, 2]}, "b": 1, "n": {"k": 1}},
+            {"a": {"l": [3], "y": None}, "b": {"new": 2}, "n": None}]
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i, doc in enumerate(docs):
+            paths.append(Path(d) / f"{i}.yaml")
+            paths[-1].write_text(yaml.safe_dump(doc))
+        assert merge(paths) == {"a": {"x": 1, "l": [3], "y": None}, "b": {"new": 2}, "n": None}

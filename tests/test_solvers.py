@@ -187,9 +187,24 @@ def test_run_ids_round_trip_and_reject_malformed():
     assert parse_run_id("lbr@t=2,k=4") == ("lbr", {"t": "2", "k": "4"})
     assert make_run_id("lbr", {"t": 2, "k": 4}) == "lbr@k=4,t=2"
     assert make_run_id("harish", {}) == "harish"
-    for bad in ("lbr@k", "lbr@k=", "lbr@=4", "lbr@k=4,,t=2"):
+    for bad in ("lbr@k", "lbr@k=", "lbr@=4", "lbr@k=4,,t=2", "lbr@k=4++t=2"):
         with pytest.raises(InputError):
             parse_run_id(bad)
+
+
+def test_file_names_spell_run_ids_without_commas_and_still_find_old_ones(tmp_path):
+    """Snakemake splits a submitted job's wildcards at commas (its issue 2366): the workflow's
+    file names join parameters with "+", and read the same; the committed reference run's tables,
+    written under the comma spelling, are still found."""
+    from graphrepro.solvers import parse_run_id, run_file, run_file_id
+
+    assert run_file_id("lbr@k=4,t=2") == "lbr@k=4+t=2" and run_file_id("harish") == "harish"
+    assert parse_run_id("lbr@k=4+t=2") == parse_run_id("lbr@k=4,t=2")
+    assert run_file(tmp_path, "lbr@k=4,t=2") == tmp_path / "lbr@k=4+t=2.csv"  # neither: the new
+    (tmp_path / "lbr@k=4,t=2.csv").write_text("old\n")
+    assert run_file(tmp_path, "lbr@k=4,t=2") == tmp_path / "lbr@k=4,t=2.csv"
+    (tmp_path / "lbr@k=4+t=2.csv").write_text("new\n")
+    assert run_file(tmp_path, "lbr@k=4,t=2") == tmp_path / "lbr@k=4+t=2.csv"
 
 
 def test_resolve_checks_parameters_against_the_solver():

@@ -121,6 +121,23 @@ def test_every_run_was_verified_and_recorded(whole_run):
 
 
 @pytest.mark.slow
+def test_every_file_a_rule_writes_is_declared(whole_run):
+    """Each file the run left under results/ and reports/ is a declared output or log of a job
+    (`snakemake --summary` lists them): an executor that copies back only declared files loses
+    nothing."""
+    workdir, cfg, _ = whole_run
+    summary = snakemake(workdir, cfg, "--summary").stdout
+    declared = set()
+    for line in summary.splitlines()[1:]:
+        output, _date, _rule, logs, *_ = line.split("\t") + [""] * 4
+        declared.add(output)
+        declared.update(p for p in logs.split(",") if p and p != "-")
+    written = {str(p.relative_to(workdir)) for top in ("results", "reports")
+               for p in (workdir / top).rglob("*") if p.is_file()}
+    assert written - declared == set()
+
+
+@pytest.mark.slow
 def test_singla_targets_ran_both_edge_kernels(whole_run):
     workdir, _, _ = whole_run
     html = (workdir / "reports" / "index.html").read_text()

@@ -15,25 +15,24 @@ DEFAULT = Path("config/config.yaml")
 
 
 def root() -> Path:
-    """The checkout whose configs apply: the working directory (where snakemake runs), else the
-    checkout this package is installed from (an editable install)."""
-    for candidate in (Path("."), Path(__file__).resolve().parents[2]):
+    """Where the configs that apply lie: the working directory (where snakemake runs), else the
+    checkout this package is installed from (an editable install), else the configs packaged in
+    the wheel (``graphrepro/config``)."""
+    package = Path(__file__).resolve().parent
+    for candidate in (Path("."), package.parent.parent, package):
         if (candidate / DEFAULT).is_file():
             return candidate
     return Path(".")
 
 
 def merge(paths) -> dict:
-    def update(base, new):
-        for key, value in new.items():
-            if isinstance(value, dict) and isinstance(base.get(key), dict):
-                update(base[key], value)
-            else:
-                base[key] = value
+    """The files' configs merged as snakemake merges --configfile files: mappings key by key,
+    anything else (a list, None) replaced."""
+    from snakemake.utils import update_config
 
     config: dict = {}
     for path in paths:
-        update(config, yaml.safe_load(Path(path).read_text()) or {})
+        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
     return config
 
 
@@ -45,14 +44,15 @@ def load(configfiles=()) -> dict:
 
 def configs_with(target: str) -> list[str]:
     """The config files under config/ whose targets include this one (alone or over the default)."""
-    found, base = [], root()
+    found, base, here = [], root(), Path(__file__).resolve().parent
     for p in sorted((base / "config").glob("*.yaml")):
         try:
             targets = (yaml.safe_load(p.read_text()) or {}).get("targets") or {}
         except yaml.YAMLError:
             continue
         if isinstance(targets, dict) and target in targets:
-            found.append(str(p.relative_to(base)))
+            # a packaged config is named by its full path: no config/ lies where the user is
+            found.append(str(p.relative_to(base) if base.resolve() != here else p))
     return found
 
 
@@ -60,9 +60,10 @@ def measured_files(name: str, config: dict) -> list[str]:
     """The run and benchmark files behind a target on this config: what re-measuring it redoes
     (the graphs, sources and the target's table are left alone, the table then rebuilt)."""
     from .experiments import get_target
+    from .solvers import run_file_id
 
     target, settings = get_target(name), (config.get("targets") or {}).get(name) or {}
     res = config.get("results", "results")
     run_ids = settings.get("runs") or list(target.solvers)
-    files = [f"{res}/runs/{g}/{r}.csv" for g in settings.get("graphs") or [] for r in run_ids]
+    files = [f"{res}/runs/{g}/{run_file_id(r)}.csv" for g in settings.get("graphs") or [] for r in run_ids]
     return files + [f"{res}/benchmarks/{b}.csv" for b in target.benchmarks]

@@ -8,7 +8,7 @@ from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
 from graphrepro.experiments import get_target
-from graphrepro.solvers import parse_run_id, resolve
+from graphrepro.solvers import resolve, run_file_id
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
@@ -20,12 +20,30 @@ def conda_env(device):
     return CONDA_GPU_ENV if "gpu" in device else CONDA_ENV
 
 
+# Rules call the environment's `python` from PATH, never a path of the host that planned the job,
+# so a job runs wherever its executor puts it (a SLURM node, a container). Snakemake does not put
+# its own environment on PATH (`.venv/bin/snakemake` leaves PATH as it was: checked), so put the
+# interpreter's directory first, as activating the venv would. Every job's own snakemake reads this
+# file again and puts its interpreter first; under --sdm conda the env's activation comes after
+# and wins. (A system python3 with no `python` beside it is called by its own name.)
+# (Not an `envvars:` entry: that would carry the planning host's PATH into every job.)
+_BIN = os.path.dirname(sys.executable)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _BIN:
+    os.environ.update(PATH=os.pathsep.join([_BIN, os.environ.get("PATH", "")]))
+_PYTHON = "python" if os.access(os.path.join(_BIN, "python"), os.X_OK) else os.path.basename(sys.executable)
 # A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
 else:
-    PY = [sys.executable]  # the interpreter running snakemake, so rules see the same packages
+    PY = [_PYTHON]
 RES = config["results"]
+
+
+# A run id in a file name never has a comma (target_runs), nor a path of its own.
+wildcard_constraints:
+    solver=r"[^,/]+",
+
+
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
 CLAIMS = os.path.join(os.path.dirname(config["report"]) or ".", "claims.csv")  # beside the report
 # The config the report names: the last --configfile given, else the embedded default. (snakemake
@@ -57,8 +75,11 @@ def target_also(name):
 
 
 def target_runs(name):
-    return ([f"{RES}/runs/{g}/{r}.csv" for g in target_graphs(name) for r in target_run_ids(name)]
-            + [f"{RES}/runs/{g}/{r}.csv" for g, rs in target_also(name).items() for r in rs])
+    """Run files are named by run id with "+" for its commas (solvers.run_file_id): a wildcard
+    with a comma would reach a submitted job cut short (snakemake issue 2366)."""
+    runs = [(g, r) for g in target_graphs(name) for r in target_run_ids(name)]
+    runs += [(g, r) for g, rs in target_also(name).items() for r in rs]
+    return [f"{RES}/runs/{g}/{run_file_id(r)}.csv" for g, r in runs]
 
 
 def target_sources(name):
@@ -232,43 +253,6 @@ def sssp_terrain(name):
     return f"{RES}/terrain/{terrains[0]}.zgrid"
 
 
-def _rejoin_comma_wildcards():
-    """A job run elsewhere (a SLURM job, a group job) gets its wildcards as `--target-jobs
-    rule:graph=G,solver="lbr@k=4,t=2"`, and snakemake splits that at every comma, quotes or not
-    (snakemake issue 2366; the fix, PR 2659, is unmerged): the job would run `lbr@k=4` and miss
-    its output. Every run id with two parameters has a comma, so put the pieces back: a key that
-    is none of this workflow's wildcards belongs to the value before it."""
-    names = {"graph", "solver", "shard", "target", "variant", "which", "device", "name", "terrain"}
-    specs = workflow.dag_settings.target_jobs if workflow.dag_settings else None
-    if not specs:
-        return
-    fixed = []
-    for spec in specs:
-        wildcards = {}
-        for key, value in spec.wildcards_dict.items():
-            if key in names or not wildcards:
-                wildcards[key] = value
-            else:
-                last = next(reversed(wildcards))
-                wildcards[last] = f"{wildcards[last]},{key}={value}"
-        fixed.append(type(spec)(spec.rulename, wildcards))
-    object.__setattr__(workflow.dag_settings, "target_jobs", type(specs)(fixed))
-
-
-
-# The target jobs are known only once the DAG settings are (after this file is read): repair them
-# just before the DAG is built.
-_prepare_dag = workflow._prepare_dag
-
-
-def _prepare_dag_with_whole_wildcards(*args, **kwargs):
-    _rejoin_comma_wildcards()
-    return _prepare_dag(*args, **kwargs)
-
-
-workflow._prepare_dag = _prepare_dag_with_whole_wildcards
-
-
 # ---- Functions the other files use (snakemake --lint: rules and functions apart) -------------
 
 
@@ -314,7 +298,7 @@ def dataset_outputs():
 
 # (standins.smk)
 def terrain_compare_outputs():
-    return [f"{RES}/standins/terrain_compare.csv"] if TC else []
+    return [f"{RES}/standins/terrain_compare.csv", f"{RES}/standins/terrain_compare.json"] if TC else []
 
 
 # (standins.smk)

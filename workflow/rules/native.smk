@@ -42,12 +42,15 @@ rule build_native_cuda:
     params:
         py=PY,
         out=lambda w, output: os.path.dirname(output[0]),
+    threads: 1
     resources:
-        timing=1,
+        timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
+        mem_mb=2048,
+        runtime=20,
     log:
         f"{RES}/logs/build_native_cuda.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV  # nvcc and the CUDA headers (cuda-nvcc), for the GPU it is built for
     shell:
         "{params.py:q} -m graphrepro build-native --cuda --out {params.out:q} 2> {log:q}"
 
@@ -59,14 +62,14 @@ rule launch_floor:
         f"{NATIVE_DIR}/cuda.json",
     output:
         f"{RES}/benchmarks/launch_floor.csv",
+    threads: 1
     resources:
-        timing=1,
-        gpu=1,
+        **timed(lambda w: "gpu"),
     params:
         py=PY,
     log:
         f"{RES}/logs/benchmarks/launch_floor.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output:q} 2> {log:q}"

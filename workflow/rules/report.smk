@@ -35,13 +35,19 @@ rule report:
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
         standins=f"{RES}/standins/standins.csv",
         terrain_compare=terrain_compare_outputs(),
+        # what the page says of each graph, terrain and run: read under --results, declared here
+        # so that an executor sharing no file system brings them along
+        sources=sorted({f for t in ready_targets() for f in target_sources(t)}),
+        terrains=[f"{RES}/terrain/{t}.zgrid.origin.json" for t in TERRAINS],
+        provenance=sorted({f[: -len(".csv")] + ".provenance.json" for t in ready_targets()
+                           for f in target_runs(t)}),
     output:
         html=config["report"],
         # counts by verdict for the closing lines of the run (Snakefile: onsuccess)
         summary=os.path.splitext(config["report"])[0] + ".summary.json",
     params:
         py=PY,
-        results=lambda w: RES,  # a folder of many inputs, not one file
+        results=lambda w: RES,  # where the inputs above lie (the page finds them by their names)
         reference=REFERENCE,
         config=lambda w: CONFIGFILE,  # a function: braces in the path are not wildcards
         reference_claims=REFERENCE_CLAIMS,

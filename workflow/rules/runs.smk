@@ -23,7 +23,8 @@ rule run_solver:
         sources=f"{RES}/sources/{{graph}}.json",
         calibration=calibration_file,
     output:
-        f"{RES}/runs/{{graph}}/{{solver}}.csv",
+        table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
+        provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     params:
         py=PY,
         trials=config["measure"]["trials"],
@@ -44,7 +45,7 @@ rule run_solver:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
-        "{params.calibration:q} --output {output:q} 2> {log:q}"
+        "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
 
 # A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
@@ -59,7 +60,8 @@ rule run_solver_shard:
         sources=f"{RES}/sources/{{graph}}.json",
         calibration=calibration_file,
     output:
-        f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.csv",
+        table=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.csv",
+        provenance=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.provenance.json",
     wildcard_constraints:
         graph=_one_of(SHARDED),
         shard=r"\d+",
@@ -79,7 +81,7 @@ rule run_solver_shard:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
-        "{params.calibration:q} --shard {params.shard:q} --output {output:q} 2> {log:q}"
+        "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
 
 localrules:
@@ -88,9 +90,12 @@ localrules:
 
 rule merge_run_shards:
     input:
-        lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.csv" for i in range(SHARDED[w.graph])],
+        tables=lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.csv" for i in range(SHARDED[w.graph])],
+        provenance=lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.provenance.json"
+                              for i in range(SHARDED[w.graph])],  # merged into the run's
     output:
-        f"{RES}/runs/{{graph}}/{{solver}}.csv",
+        table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
+        provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",
     wildcard_constraints:
         graph=_one_of(SHARDED),
     params:
@@ -100,7 +105,7 @@ rule merge_run_shards:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro merge-runs {input:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro merge-runs {input.tables:q} --output {output.table:q} 2> {log:q}"
 
 
 ruleorder: merge_run_shards > run_solver

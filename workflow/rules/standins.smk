@@ -35,10 +35,14 @@ rule terrain_blocks_mst:
         py=PY,
         args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
               "--trials", str(TC.get("trials", 3))],
+    # timed like gerritsen2012_mst_blocks: alone on the CPU, or one GPU
+    threads: lambda w: timed_threads(g12_device(w.variant))
+    resources:
+        **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_mst_{{variant}}.log",
     conda:
-        CONDA_ENV
+        lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
@@ -48,20 +52,26 @@ rule terrain_blocks_sssp:
     input:
         f"{RES}/terrain/{{terrain}}.zgrid",
     output:
-        f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.csv",
+        table=f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.csv",
+        provenance=f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.provenance.json",
+        workdir=temp(directory(f"{RES}/work/terrain_compare_{{terrain}}")),
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
         py=PY,
         settings=json.dumps(TC.get("sssp") or {}),
-        workdir=lambda w: f"{RES}/work/terrain_compare_{w.terrain}",
+    # Table 5.1 times CPU and GPU phases in one job, as gerritsen2012_sssp_bench does
+    threads: timed_threads("cpu+gpu")
+    resources:
+        **timed(lambda w: "cpu+gpu", terrain_mem_mb, runtime=120),
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_sssp.log",
     conda:
-        CONDA_ENV
+        CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output:q} 2> {log:q}"
+        "--settings {params.settings:q} --workdir {output.workdir:q} --output {output.table:q} "
+        "2> {log:q}"
 
 
 rule terrain_compare:
@@ -69,7 +79,8 @@ rule terrain_compare:
         lambda w: [f for k in ("real", "standin") for v in _tc_inputs(k).values()
                    for f in ([v] if isinstance(v, str) else v)],
     output:
-        f"{RES}/standins/terrain_compare.csv",
+        table=f"{RES}/standins/terrain_compare.csv",
+        meta=f"{RES}/standins/terrain_compare.json",  # which terrain is real, which the stand-in
     params:
         py=PY,
         args=lambda w: [a for k in ("real", "standin")
@@ -80,4 +91,4 @@ rule terrain_compare:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro terrain-compare {params.args:q} --output {output:q} > {log:q} 2>&1"
+        "{params.py:q} -m graphrepro terrain-compare {params.args:q} --output {output.table:q} > {log:q} 2>&1"

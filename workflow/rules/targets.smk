@@ -33,7 +33,8 @@ rule transfer_benchmark:
         graphs=lambda w: [f"{RES}/graphs/{g}.npz" for g in config["targets"]["an2017_transfers"]["graphs"]],
         sources=lambda w: target_sources("an2017_transfers"),
     output:
-        f"{RES}/benchmarks/an2017_transfers.csv",
+        table=f"{RES}/benchmarks/an2017_transfers.csv",
+        provenance=f"{RES}/benchmarks/an2017_transfers.provenance.json",
     params:
         py=PY,
         trials=config["measure"]["trials"],
@@ -48,7 +49,7 @@ rule transfer_benchmark:
         CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
-        "--trials {params.trials:q} --warmup {params.warmup:q} --output {output:q} 2> {log:q}"
+        "--trials {params.trials:q} --warmup {params.warmup:q} --output {output.table:q} 2> {log:q}"
 
 
 # One named rule per published table or figure: `snakemake --cores all safari2017_table2`.

@@ -45,7 +45,6 @@ def add_targets(sub) -> None:
 def cmd_rerun(args) -> int:
     """Re-measure one target: its run and benchmark files are made again, then its table."""
     import shlex
-    import shutil
     import subprocess
 
     from .. import configs
@@ -59,9 +58,8 @@ def cmd_rerun(args) -> int:
         raise InputError(f"target {args.target} is not in this config"
                          + (f"; add --configfile {' '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
-    snakemake = shutil.which("snakemake")
-    cmd = ([snakemake] if snakemake else [sys.executable, "-m", "snakemake"]) + [
-        "--cores", str(args.cores)]
+    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH
+    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores)]
     if args.configfile:
         cmd += ["--configfile", *args.configfile]
     if args.dry_run:
@@ -121,6 +119,7 @@ def cmd_retabulate(args) -> int:
     """Rebuild target tables and figures from run tables already made (no solver runs)."""
     from ..experiments import get_target
     from ..report.tables import build_target_table
+    from ..solvers import run_file
 
     config = _merged_config(args.configfile)
     root = Path(args.results)
@@ -132,11 +131,11 @@ def cmd_retabulate(args) -> int:
         run_ids = settings.get("runs") or list(target.solvers)
         graphs = [g for g in settings.get("graphs") or []
                   if (root / "sources" / f"{g}.json").is_file()]
-        runs = [p for g in graphs for r in run_ids if (p := root / "runs" / g / f"{r}.csv").is_file()]
+        runs = [p for g in graphs for r in run_ids if (p := run_file(root / "runs" / g, r)).is_file()]
         also = {g: rs for g, rs in (settings.get("also") or {}).items()
                 if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
         runs += [p for g, rs in also.items() for r in rs
-                 if (p := root / "runs" / g / f"{r}.csv").is_file()]
+                 if (p := run_file(root / "runs" / g, r)).is_file()]
         if not graphs and not (target.benchmarks and not settings.get("graphs")):
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue

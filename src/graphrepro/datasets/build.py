@@ -24,7 +24,7 @@ from ..graph.csr import CSRGraph
 from . import mirror
 from .download import (DownloadError, download, forget_lock, reachable, read_lock, record_lock,
                        sha256_of)
-from .registry import DEFAULT_LOCK, Dataset, get_dataset, load_registry
+from .registry import DEFAULT_LOCK, DEFAULT_REGISTRY, Dataset, get_dataset, load_registry
 
 MODES = ("paper", "standin")
 
@@ -35,8 +35,11 @@ def local_path(ds: Dataset, data_dir) -> Path | None:
 
 
 def lock_for(registry=None) -> Path:
-    """The lock file of first-seen checksums: beside the registry it belongs to."""
-    return Path(registry).with_name("datasets.lock.json") if registry else DEFAULT_LOCK
+    """The lock file of first-seen checksums: beside the registry it belongs to; the default
+    registry's is DEFAULT_LOCK (the user's, for an installed wheel)."""
+    if registry and Path(registry).resolve() != DEFAULT_REGISTRY.resolve():
+        return Path(registry).with_name("datasets.lock.json")
+    return DEFAULT_LOCK
 
 
 def expected_checksum(ds: Dataset, lock_path=DEFAULT_LOCK) -> tuple[str | None, int | None, str]:

@@ -422,7 +422,11 @@ def _locked(path: Path):
 
 
 def read_lock(path) -> dict:
+    from .registry import lock_seed
+
     path = Path(path)
+    if not path.is_file():  # an installed wheel's user lock starts as the packaged one
+        path = lock_seed(path) or path
     if not path.is_file():
         return {}
     try:

@@ -19,7 +19,26 @@ from ..errors import InputError
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 DEFAULT_REGISTRY = CONFIG / "datasets.yaml"
 SCHEMA = CONFIG / "schema" / "datasets.schema.yaml"
-DEFAULT_LOCK = CONFIG / "datasets.lock.json"
+PACKAGED_LOCK = CONFIG / "datasets.lock.json"
+
+
+def _user_lock() -> Path:
+    """The lock an installed wheel records into: the user's data directory (XDG), never
+    site-packages, which may be read-only or shared."""
+    import os
+
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(data) / "graphrepro" / "datasets.lock.json"
+
+
+# A checkout (config is a link to the repository's config/) records into the repository's lock,
+# which is committed; an installed wheel into the user's, starting from the packaged one.
+DEFAULT_LOCK = PACKAGED_LOCK if CONFIG.is_symlink() else _user_lock()
+
+
+def lock_seed(path) -> Path | None:
+    """The lock a missing ``path`` starts from: the packaged one, for the user's lock."""
+    return PACKAGED_LOCK if Path(path) == DEFAULT_LOCK != PACKAGED_LOCK else None
 GRAPH_FORMATS = ("dimacs", "snap", "mtx", "pace")
 TERRAIN_FORMATS = ("grass_ascii", "esri_ascii", "geotiff", "npy", "npz")
 

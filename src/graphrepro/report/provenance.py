@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..harness.files import read_record
+from ..solvers import run_file, run_file_id
 
 
 def _record_paths(reference: Path, target, settings: dict | None) -> list[Path]:
@@ -20,9 +21,11 @@ def _record_paths(reference: Path, target, settings: dict | None) -> list[Path]:
     paths = []
     for r in run_ids:
         if graphs:
-            paths += [reference / "runs" / g / f"{r}.provenance.json" for g in graphs]
+            paths += [run_file(reference / "runs" / g, r, ".provenance.json") for g in graphs]
         else:
-            paths += sorted(reference.glob(f"runs/*/{r}.provenance.json"))
+            found = {p.parent for s in {r, run_file_id(r)}
+                     for p in reference.glob(f"runs/*/{s}.provenance.json")}
+            paths += sorted(run_file(folder, r, ".provenance.json") for folder in found)
     paths += [reference / "benchmarks" / f"{b}.provenance.json" for b in target.benchmarks]
     return [p for p in paths if p.is_file()]
 

@@ -15,7 +15,8 @@ subpackage, decorate it with ``@register(...)``, and list the module in ``base._
 from __future__ import annotations
 
 from .base import (INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, make_run_id,
-                   load_all, parse_run_id, register, resolve, solve)
+                   load_all, parse_run_id, register, resolve, run_file, run_file_id, solve)
 
 __all__ = ["INF", "SolverSpec", "SolveResult", "all_solvers", "check_source", "get_solver",
-           "make_run_id", "parse_run_id", "register", "resolve", "solve", "load_all"]
+           "make_run_id", "parse_run_id", "register", "resolve", "run_file", "run_file_id", "solve",
+           "load_all"]

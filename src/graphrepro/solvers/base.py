@@ -12,8 +12,10 @@ parameters. Solving happens in two steps so the harness can time them apart, as 
 from __future__ import annotations
 
 import importlib
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -203,16 +205,16 @@ def solve(graph: CSRGraph, source: int, solver: str = "dijkstra", **params) -> n
 
 
 def parse_run_id(run_id: str) -> tuple[str, dict[str, str]]:
-    """``"lbr@k=4,t=2"`` -> ``("lbr", {"k": "4", "t": "2"})``.
+    """``"lbr@k=4,t=2"`` (or its file name ``"lbr@k=4+t=2"``) -> ``("lbr", {"k": "4", "t": "2"})``.
 
     A run id names one variant of a solver: its name, then optionally ``@`` and parameters. It is
-    what the workflow puts in file names (``runs/<graph>/<run id>.csv``), so every variant a
-    figure sweeps over is its own cached, rerunnable step.
+    what the workflow puts in file names (``runs/<graph>/<run id>.csv``, see ``run_file_id``), so
+    every variant a figure sweeps over is its own cached, rerunnable step.
     """
     name, sep, rest = run_id.partition("@")
     params: dict[str, str] = {}
     if sep:
-        for pair in rest.split(","):
+        for pair in re.split(PARAM_SEPARATORS, rest):
             key, eq, value = pair.partition("=")
             if not eq or not key or not value:
                 raise InputError(f"run id {run_id!r}: parameters are KEY=VALUE separated by commas")
@@ -220,6 +222,26 @@ def parse_run_id(run_id: str) -> tuple[str, dict[str, str]]:
                 raise InputError(f"run id {run_id!r}: parameter {key} given twice")
             params[key] = value
     return name, params
+
+
+# A run id's parameters are joined by commas where people write them (configs, tables' variant
+# column) and by "+" in file names and workflow wildcards: snakemake splits a remote job's
+# `--target-jobs rule:graph=G,solver=...` at every comma (snakemake issue 2366), so a comma in a
+# wildcard would reach the job cut short. Both spellings read the same.
+PARAM_SEPARATORS = r"[,+]"
+
+
+def run_file_id(run_id: str) -> str:
+    """The run id as the workflow spells it in file names and wildcards: no commas."""
+    return run_id.replace(",", "+")
+
+
+def run_file(folder, run_id: str, suffix: str = ".csv"):
+    """``folder/<run id><suffix>``: the file the workflow writes now, else one written under the
+    comma spelling it used before (the committed reference run's tables)."""
+    new = Path(folder) / f"{run_file_id(run_id)}{suffix}"
+    old = Path(folder) / f"{run_id}{suffix}"
+    return new if new.exists() or not old.exists() else old
 
 
 def make_run_id(name: str, params: dict[str, Any] | None = None) -> str:

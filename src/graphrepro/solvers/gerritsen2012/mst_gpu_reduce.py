@@ -24,6 +24,14 @@ its degree 1; a stale read can only name an edge already taken, which the exchan
 path through interior vertices (the thesis's "follow the path until we find another
 non-contractable vertex"); the walk from the lower end writes the path's edge. Like the thesis,
 a path is O(length) for one thread.
+
+The result is compacted where it lies: with cupy on a real GPU, the kept edges' indices, ends and
+weights and the counters are selected on the device (``cupy.flatnonzero`` and a gather over the
+numba arrays, read through ``__cuda_array_interface__`` on the same stream), so only the kept
+edges and one index per edge come back instead of six whole arrays. Without cupy, or under the
+CUDA simulator (whose arrays live on the host, where cupy cannot read them), the six arrays are
+copied back and numpy selects; the results and counters are the same either way
+(``benchmarks/cupy_compaction.py`` times the two).
 """
 
 from __future__ import annotations
@@ -133,11 +141,38 @@ def _compile() -> dict:
     return _kernels
 
 
+COMPACTIONS = ("auto", "host", "device")
+
+
+def device_compaction():
+    """cupy where it can compact on the device, else None (then numpy does it on the host)."""
+    if gpu.simulated():
+        return None  # the simulator's device arrays are host memory: nothing for cupy to read
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy
+
+
 @register_step(REDUCE, "gpu")
 def reduce_gpu(n: int, u, v, w, keep, **params) -> Reduced:
     """Dead ends removed, then paths contracted, on the GPU (section 3.3.4)."""
     if params:
         raise InputError(f"the gpu reduce step takes no parameters, got {', '.join(params)}")
+    return reduce_on_gpu(n, u, v, w, keep)
+
+
+def reduce_on_gpu(n: int, u, v, w, keep, compaction: str = "auto") -> Reduced:
+    """reduce_gpu, with the result's compaction chosen: "device" (cupy), "host" (numpy, after
+    copying the six arrays back) or "auto" (the device where cupy can run)."""
+    if compaction not in COMPACTIONS:
+        raise InputError(f"compaction must be one of {', '.join(COMPACTIONS)}, not {compaction!r}")
+    cupy = device_compaction() if compaction != "host" else None
+    if compaction == "device" and cupy is None:
+        raise InputError("device compaction needs cupy on a real GPU: "
+                         + ("the CUDA simulator's arrays are host memory" if gpu.simulated()
+                            else "cupy is not installed (pip install '.[gpu]')"))
     u = np.asarray(u, dtype=np.int64)
     v = np.asarray(v, dtype=np.int64)
     w = np.asarray(w, dtype=np.int64)
@@ -186,22 +221,54 @@ def reduce_gpu(n: int, u, v, w, keep, **params) -> Reduced:
         k["contract"][eb, THREADS, stream](dev["eu"], dev["ev"], dev["ew"], dev["keep"], deg, xr,
                                            alive, status, ku, kv, kw, kn)
     with timer.measure() as back:
-        h_status = status.copy_to_host(stream=stream)
-        h_alive = alive.copy_to_host(stream=stream)
-        h_ku = ku.copy_to_host(stream=stream)
-        h_kv = kv.copy_to_host(stream=stream)
-        h_kw = kw.copy_to_host(stream=stream)
-        h_kn = kn.copy_to_host(stream=stream)
+        picked = (_compact_on_device(cupy, stream, m, status, alive, ku, kv, kw, kn) if cupy
+                  else _compact_on_host(stream, m, status, alive, ku, kv, kw, kn))
         stream.synchronize()
-    rep = np.flatnonzero(h_status == 1).astype(np.int64)
-    definite = np.flatnonzero(h_status != 1).astype(np.int64)
-    dead_end_edges = int(m - h_alive.sum())
-    lengths = h_kn[rep]
+    rep, definite, ru, rv, rw, dead_end_edges, paths, path_edges = picked
     counters = {"launches": 4, "host_round_trips": 0, "dead_end_edges": dead_end_edges,
-                "contracted_paths": int((lengths >= 2).sum()),
-                "contracted_path_edges": int(lengths[lengths >= 2].sum()),
+                "contracted_paths": paths, "contracted_path_edges": path_edges,
                 "kept_edges": len(rep), "upload_us": int(round(up["ms"] * 1e3))}
     timings = {"dead_ends": dead["ms"], "contraction": con["ms"], "copy_back": back["ms"],
                "other": up["ms"]}
-    return Reduced(h_ku[rep].astype(np.int64), h_kv[rep].astype(np.int64),
-                   h_kw[rep].astype(np.int64), rep, definite, timings, counters)
+    return Reduced(ru, rv, rw, rep, definite, timings, counters)
+
+
+def _compact_on_host(stream, m, status, alive, ku, kv, kw, kn):
+    h_status = status.copy_to_host(stream=stream)
+    h_alive = alive.copy_to_host(stream=stream)
+    h_ku = ku.copy_to_host(stream=stream)
+    h_kv = kv.copy_to_host(stream=stream)
+    h_kw = kw.copy_to_host(stream=stream)
+    h_kn = kn.copy_to_host(stream=stream)
+    stream.synchronize()
+    rep = np.flatnonzero(h_status == 1).astype(np.int64)
+    definite = np.flatnonzero(h_status != 1).astype(np.int64)
+    lengths = h_kn[rep]
+    return (rep, definite, h_ku[rep].astype(np.int64), h_kv[rep].astype(np.int64),
+            h_kw[rep].astype(np.int64), int(m - h_alive.sum()), int((lengths >= 2).sum()),
+            int(lengths[lengths >= 2].sum()))
+
+
+def _stream_handle(stream) -> int:
+    return int(stream.handle)  # a CUstream: what cupy's ExternalStream takes
+
+
+def _compact_on_device(cp, stream, m, status, alive, ku, kv, kw, kn):
+    # cupy works on numba's stream, so the kernels' order and the timer's events still hold
+    with cp.cuda.ExternalStream(_stream_handle(stream)):
+        st = cp.asarray(status)
+        is_rep = st == 1
+        rep = cp.flatnonzero(is_rep).astype(cp.int32)
+        definite = cp.flatnonzero(~is_rep).astype(cp.int32)
+        lengths = cp.asarray(kn)[rep]
+        is_path = lengths >= 2
+        # the scalars as one small array: a single copy back, not one per counter
+        scalars = cp.stack([cp.asarray(alive).sum(dtype=cp.int64), is_path.sum(dtype=cp.int64),
+                            cp.where(is_path, lengths, 0).sum(dtype=cp.int64)])
+        out = [cp.asnumpy(a) for a in (rep, definite, cp.asarray(ku)[rep], cp.asarray(kv)[rep],
+                                       cp.asarray(kw)[rep], scalars)]
+    rep, definite, ru, rv, rw, (alive_sum, paths, path_edges) = out
+    return (rep.astype(np.int64), definite.astype(np.int64), ru.astype(np.int64),
+            rv.astype(np.int64), rw.astype(np.int64), int(m - alive_sum), int(paths),
+            int(path_edges))
+

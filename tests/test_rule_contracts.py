@@ -1,0 +1,71 @@
+"""What every rule promises, read from a dry run of the default config: every job that times work
+holds its timing tokens, says whether it needs a GPU, and asks for threads, memory and a runtime.
+(tests/test_workflow.py checks the other half on a real run: every file a rule writes is declared.)
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# the subcommands that time something: their jobs must not overlap another timed job's
+TIMED_COMMANDS = ("run", "mst-blocks", "mst-io", "sssp-experiment", "transfers", "launch-floor")
+TOKENS = 3  # --resources timing=3: a CPU-timed job takes all three, a GPU-timed one one
+
+
+def _dry_run_jobs():
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n",
+         "-p", "--workflow-profile", "none", "--cores", "2", "--resources", f"timing={TOKENS}",
+         "gpu=2", "--", "all", "launch_floor"],
+        capture_output=True, text=True, timeout=300, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = result.stdout + result.stderr
+    for block in re.split(r"\n\s*\[\w{3} \w{3} [^\]]*\d{4}\][^\n]*\n", out):  # at each job's date
+        rule = re.match(r"\s*(?:local)?rule (\w+):\n", block)
+        shell = re.search(r"Shell command: (.*)", block)
+        if rule and shell:
+            yield rule[1], block, shell[1]
+
+
+def test_every_job_that_times_work_holds_its_tokens_and_resources():
+    timed = set()
+    for rule, block, shell in _dry_run_jobs():
+        command = re.search(r" -m graphrepro ([\w-]+)", shell)
+        if not command or command[1] not in TIMED_COMMANDS:
+            continue
+        timed.add(rule)
+        res = dict(kv.split("=", 1) for kv in re.search(r"resources: (.*)", block)[1].split(", "))
+        for key in ("timing", "gpu", "mem_mb", "runtime"):
+            assert key in res, f"{rule}: no {key}\n{block}"
+        threads = int((re.search(r"threads: (\d+)", block) or [0, 1])[1])  # 1 is not shown
+        # timed on the CPU (alone or beside its GPU phases): every token and every core (--cores
+        # 2); timed on a GPU only: one token, one GPU, one host thread
+        cpu_timed = res["timing"] == str(TOKENS)
+        assert cpu_timed or (res["timing"] == "1" and res["gpu"] == "1"), f"{rule}: {res}"
+        assert threads == (2 if cpu_timed else 1), f"{rule}: threads {threads}\n{block}"
+    # the rules issue 36 found without them are among those checked
+    assert {"terrain_blocks_mst", "terrain_blocks_sssp", "launch_floor", "run_solver"} <= timed
+
+
+def test_gpu_rules_use_the_gpu_conda_env():
+    """A rule that holds a GPU runs in envs/graphrepro-gpu.yaml (the CUDA libraries, cupy, nvcc)."""
+    text = "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
+    for rule in re.split(r"\n(?=rule \w+:)", text):
+        name = re.match(r"rule (\w+):", rule)
+        if not name:
+            continue
+        if re.search(r"gpu=1\b|timed\(lambda w: \"(gpu|cpu\+gpu)\"", rule) or name[1] == "build_native_cuda":
+            assert re.search(r"conda:\n\s+(CONDA_GPU_ENV|lambda w: conda_env)", rule), name[1]
+
+
+def test_jobs_call_the_environments_python_not_this_hosts_path():
+    """A job's command names `python`, found on the PATH of wherever the job runs (the workflow puts
+    its own interpreter's directory first there), never the planning host's interpreter path."""
+    shells = [shell for _, _, shell in _dry_run_jobs() if shell != "None"]  # None: rule all
+    assert shells
+    for shell in shells:
+        assert re.match(r"python3?(\.\d+)? -m graphrepro ", shell), shell
