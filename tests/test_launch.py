@@ -68,7 +68,13 @@ def test_kernel_clock_times_every_launch_and_round():
 
 
 def test_the_mode_is_checked_and_needs_no_cupy(monkeypatch):
-    assert "cupy" not in sys.modules  # the launch path is numba-cuda's own bindings only
+    # the launch path is numba-cuda's own bindings only: asked in a fresh interpreter, since
+    # another test here (the GPU reduce's device compaction) may have imported cupy already
+    import subprocess
+
+    probe = "import sys, graphrepro.launch as l; l.mode(); print('cupy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
     if gpu.simulated():
         assert launch.mode() == "numba"
     monkeypatch.setattr(gpu, "simulated", lambda: False)
