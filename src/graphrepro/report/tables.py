@@ -66,7 +66,20 @@ def _benchmark(path) -> pd.DataFrame:
     from ..harness.files import check_csv
 
     check_csv(path)
-    return pd.read_csv(path)
+    # the launch-path rule reads a benchmark's path as it reads a run table's
+    return pd.read_csv(path).assign(launch_path=_launch_path(Path(path)))
+
+
+def load_inputs(target, run_paths, source_paths, benchmark_paths=()) -> tuple:
+    """What a target's compare and evidence functions read: (runs, stats, extra)."""
+    from ..harness.files import read_sources
+
+    records = [read_sources(p) for p in source_paths]
+    runs = load_runs(run_paths, {r["graph"]: r.get("labels") for r in records if r.get("labels")})
+    # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
+    extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
+             if target.benchmarks else {})
+    return runs, load_stats(source_paths), extra
 
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
@@ -82,14 +95,7 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
         from ..errors import InputError
 
         raise InputError(f"target {name} is planned (issue {target.planned}), not built yet")
-    from ..harness.files import read_sources
-
-    records = [read_sources(p) for p in source_paths]
-    runs = load_runs(run_paths, {r["graph"]: r.get("labels") for r in records if r.get("labels")})
-    # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
-    extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
-             if target.benchmarks else {})
-    stats = load_stats(source_paths)
+    runs, stats, extra = load_inputs(target, run_paths, source_paths, benchmark_paths)
     # compare first even when only redrawing: some figures read what it adds to the runs
     table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)
     if figure_only:
