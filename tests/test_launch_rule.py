@@ -109,3 +109,27 @@ def test_struck_claims_say_why_and_keep_their_number(reference_targets):
                 "t51.cpu_faster", "a.fig2.pull"):
         assert cid in set(struck["claim_id"]), cid
     assert np.isfinite(pd.to_numeric(struck["ours"], errors="coerce")).any()
+
+
+def test_every_measured_row_says_where_it_comes_from():
+    """Issue 30, item 2: the run, the launch path, sources and trials, and the data, in the
+    ledger and beside every row of a target table measured on a graph."""
+    ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
+    for col in ("run", "launch_path", "sources", "trials", "data"):
+        assert col in ledger.columns, col
+    # Table 1's statistics read the graph alone, no run
+    measured = ledger[(ledger["n"] != "") & (ledger["target"] != "safari2017_table1")]
+    assert (measured["run"] != "").all(), list(measured.loc[measured["run"] == "", "claim_id"])
+    ny = ledger.set_index("claim_id").loc["t2.lbr.speedup"]  # run 2: real NY and COL
+    assert (ny["run"], ny["launch_path"], ny["sources"], ny["trials"]) == (
+        "2026-11-24 (3e3b9f5)", "graphrepro.launch", "100", "2")
+    old = ledger.set_index("claim_id").loc["s.dij.faster"]  # run 1: numba's launches
+    assert old["launch_path"].startswith("numba's launches") and old["sources"] == "5"
+    for path in sorted((REFERENCE / "targets").glob("*.csv")):
+        if path.name.endswith(".claims.csv"):
+            continue
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        # Table 1 is graph statistics (no run); frontier_sssp is copied from frontier/final/
+        if "graph" in table.columns and len(table) and path.stem not in (
+                "frontier_sssp", "safari2017_table1"):
+            assert {"run", "launch_path"} <= set(table.columns), path.name

@@ -24,7 +24,7 @@ CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "l
                  "null", "unit", "subject", "untestable", "note"]
 LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
                   "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
-                  "interval", "band"]
+                  "interval", "band", "run", "launch_path", "sources", "trials"]
 
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
@@ -75,8 +75,11 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFra
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
+    from .origin import where_from
+
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
-    return pd.DataFrame([_row(claim, evidence[claim["claim_id"]])
+    return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]]),
+                          **where_from(e, runs, extra.get("benchmarks"))}
                          for _, claim in claims.iterrows()], columns=LEDGER_COLUMNS)
 
 
@@ -154,7 +157,8 @@ def collect(results: Path) -> pd.DataFrame:
     claims = load_claims()
     built = {}
     for p in sorted((results / "targets").glob("*.claims.csv")):
-        df = pd.read_csv(p, dtype=str, keep_default_na=False)
+        df = pd.read_csv(p, dtype=str, keep_default_na=False).reindex(
+            columns=LEDGER_COLUMNS, fill_value="")
         for _, row in df.iterrows():
             built[row["claim_id"]] = row.to_dict()
     rows = []
