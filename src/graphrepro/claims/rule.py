@@ -59,20 +59,25 @@ class Band:
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)(\.(\d+))?")
 
 
+# A hedged number ("about 440", "nearly", "roughly", "around") stands for this relative band
+# either side, unless the claim gives its own: the document promises no more than that.
+HEDGE = 0.10
+_HEDGED = re.compile(r"\b(about|nearly|roughly|approximately|around)\b|~", re.I)
+
+
 def printed_band(text: str) -> Band:
     """The band a printed number stands for when the document gives no band of its own: half a
-    unit of its last printed digit either side ("3.36" -> 3.355-3.365; "30" -> 25-35, a trailing
-    zero of an integer being no digit of precision; "588" -> 587.5-588.5)."""
+    unit of its last printed digit either side, every printed digit significant ("3.36" ->
+    3.355-3.365; "10" -> 9.5-10.5, not 5-15: a round number is no vaguer than "11"), or, for a
+    hedged number ("about 440"), HEDGE of it either side."""
     m = _NUMBER.search(str(text))
     if not m:
         raise ValueError(f"no number in the published value {text!r}")
-    digits, decimals = m.group(1).replace(",", ""), m.group(3)
+    decimals = m.group(3)
     value = float(m.group(0).replace(",", ""))
-    if decimals:
-        half = 0.5 * 10.0 ** -len(decimals)
-    else:
-        zeros = len(digits) - len(digits.rstrip("0")) if value else 0
-        half = 0.5 * 10.0 ** zeros
+    if _HEDGED.search(str(text)):
+        return Band(*sorted((value * (1 - HEDGE), value * (1 + HEDGE))))
+    half = 0.5 * 10.0 ** -len(decimals) if decimals else 0.5
     return Band(value - half, value + half)
 
 
@@ -86,8 +91,16 @@ def claim_band(claim) -> Band:
         names = [_num(_NUMBER.search(p).group(0)) if _NUMBER.search(p) else p.strip() for p in parts]
         return Band(values=tuple(names))
     if low is None and high is None:
-        return printed_band(claim["published"])
-    return Band(-math.inf if low is None else low, math.inf if high is None else high)
+        band = printed_band(claim["published"])
+    else:
+        band = Band(-math.inf if low is None else low, math.inf if high is None else high)
+    if _UPPER.search(str(claim["published"])):  # a bound: anything at or under it meets it
+        band = Band(-math.inf, band.high)
+    return band
+
+
+# O() and "at most" claims bound from above only: growing more slowly is no counterexample.
+_UPPER = re.compile(r"^\s*O\(|\bat most\b", re.I)
 
 
 def _num(value) -> float | None:
@@ -368,7 +381,7 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
         j.verdict = next(v for v in _PRECEDENCE if v in verdicts.values())
         j.reason = (f"against the published {band}: "
                     + ", ".join(f"{label} {_fmt(e.ours)} ({_fmt(e.low)}-{_fmt(e.high)}) "
-                                f"{_WORD[verdicts[label]]}"
+                                f"{_part_word(verdicts[label], e)}"
                                 for label, e in est.parts_estimates.items()) + detail)
         return j
     j.verdict, where = _against(kind, band, null, est)
@@ -393,8 +406,17 @@ _WORD = {"reproduced": "inside", "direction only": "outside, on the band's side 
          "not reproduced": "outside", "inconclusive": "straddling"}
 
 
+def _part_word(verdict: str, est: Estimate) -> str:
+    if verdict == "inconclusive" and est.low == est.high:
+        return "one value, no interval"
+    return _WORD[verdict]
+
+
 def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[str, str]:
     """(verdict, where the interval lies: a phrase with a {band} slot)."""
+    if kind in ("magnitude", "trend") and est.low == est.high and not est.exact:
+        # one value: nothing to weigh its distance from the band against
+        return "inconclusive", f"is one value with no interval ({est.interval}), against the published {{band}}"
     if band.low <= est.low and est.high <= band.high:
         return "reproduced", "lies inside the published {band}"
     above, below = est.low > band.high, est.high < band.low

@@ -115,38 +115,48 @@ def add_compare(sub) -> None:
     sp.set_defaults(func=cmd_compare)
 
 
+def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
+    """(run tables, source records, benchmark tables) of one configured target under a results
+    directory; (None, None, None) when none of its graphs has sources there."""
+    from ..experiments import get_target
+    from ..solvers import run_file
+
+    target = get_target(name)
+    run_ids = settings.get("runs") or list(target.solvers)
+    graphs = [g for g in settings.get("graphs") or []
+              if (root / "sources" / f"{g}.json").is_file()]
+    runs = [p for g in graphs for r in run_ids if (p := run_file(root / "runs" / g, r)).is_file()]
+    also = {g: rs for g, rs in (settings.get("also") or {}).items()
+            if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
+    runs += [p for g, rs in also.items() for r in rs
+             if (p := run_file(root / "runs" / g, r)).is_file()]
+    if not graphs and not (target.benchmarks and not settings.get("graphs")):
+        return None, None, None
+    benchmarks = [p for b in target.benchmarks if (p := root / "benchmarks" / f"{b}.csv").is_file()]
+    sources = [root / "sources" / f"{g}.json" for g in graphs + [g for g in also if g not in graphs]]
+    return runs, sources, benchmarks
+
+
 def cmd_retabulate(args) -> int:
     """Rebuild target tables and figures from run tables already made (no solver runs)."""
     from ..experiments import get_target
     from ..report.tables import build_target_table
-    from ..solvers import run_file
 
     config = _merged_config(args.configfile)
     root = Path(args.results)
     names = args.targets or [n for n in config.get("targets", {}) if get_target(n).ready]
     for name in names:
-        target, settings = get_target(name), config["targets"].get(name)
+        settings = config["targets"].get(name)
         if settings is None:
             raise InputError(f"target {name} is not in the given config files")
-        run_ids = settings.get("runs") or list(target.solvers)
-        graphs = [g for g in settings.get("graphs") or []
-                  if (root / "sources" / f"{g}.json").is_file()]
-        runs = [p for g in graphs for r in run_ids if (p := run_file(root / "runs" / g, r)).is_file()]
-        also = {g: rs for g, rs in (settings.get("also") or {}).items()
-                if (root / "sources" / f"{g}.json").is_file()}  # another target's graph
-        runs += [p for g, rs in also.items() for r in rs
-                 if (p := run_file(root / "runs" / g, r)).is_file()]
-        if not graphs and not (target.benchmarks and not settings.get("graphs")):
+        runs, sources, benchmarks = retabulate_inputs(root, name, settings)
+        if runs is None:
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
-        benchmarks = [p for b in target.benchmarks
-                      if (p := root / "benchmarks" / f"{b}.csv").is_file()]
-        build_target_table(name, runs, [root / "sources" / f"{g}.json"
-                                        for g in graphs + [g for g in also if g not in graphs]],
-                           root / "targets" / f"{name}.csv",
+        build_target_table(name, runs, sources, root / "targets" / f"{name}.csv",
                            figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks,
                            figure_only=args.figures_only)
-        print(f"{name}: {len(runs)} run tables over {len(graphs)} graphs", file=sys.stderr)
+        print(f"{name}: {len(runs)} run tables over {len(sources)} graphs", file=sys.stderr)
     from ..claims import collect
 
     ledger = collect(root)

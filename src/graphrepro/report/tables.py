@@ -21,7 +21,7 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
         df = read_run_table(p, (labels or {}).get(graph))
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
-        df["launch_path"] = _launch_path(Path(p))
+        df["launch_path"], df["run"] = _launch_path(Path(p)), _run_label(Path(p))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -34,6 +34,16 @@ def _launch_path(run_table: Path) -> str:
 
     record = read_provenance(run_table)
     return "" if record is None else record.get("launch_path") or OLD_LAUNCH_PATH
+
+
+def _run_label(table: Path) -> str:
+    """Which run made a table, from its provenance record: the day and the commit
+    ("2026-11-24 3e3b9f5"); "" where it left no record."""
+    from ..harness.files import read_provenance
+
+    record = read_provenance(table) or {}
+    return " ".join(p for p in (str(record.get("date", ""))[:10], str(record.get("commit", ""))[:7])
+                    if p)
 
 
 def load_stats(paths) -> dict:
@@ -62,11 +72,47 @@ def mark_data(table: pd.DataFrame, stats: dict) -> pd.DataFrame:
     return table
 
 
+def mark_runs(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Say beside every row measured on a graph which run made it, on which launch path, and
+    over how many sources and trials, so a table that mixes runs says which row is which."""
+    from ..claims.origin import COLUMNS, describe
+
+    if "graph" not in table.columns or table.empty or runs.empty or "run" in table.columns:
+        return table
+    key = next((c for c in ("variant", "run_id", "solver") if c in table.columns and c in runs), None)
+    cells = []
+    for _, row in table.iterrows():
+        mine = runs[runs["graph"] == row["graph"]]
+        if key is not None and str(row[key]) in set(mine[key].astype(str)):
+            mine = mine[mine[key].astype(str) == str(row[key])]
+        cells.append(describe(mine))
+    table = table.copy()
+    at = list(table.columns).index("data" if "data" in table.columns else "graph") + 1
+    for c in (c for c in COLUMNS if c not in table.columns):  # a table's own column stays
+        table.insert(at, c, [cell[c] for cell in cells])
+        at += 1
+    return table
+
+
 def _benchmark(path) -> pd.DataFrame:
     from ..harness.files import check_csv
 
     check_csv(path)
-    return pd.read_csv(path)
+    # the launch-path rule reads a benchmark's path as it reads a run table's
+    return pd.read_csv(path).assign(launch_path=_launch_path(Path(path)),
+                                    run=_run_label(Path(path)))
+
+
+def load_inputs(target, run_paths, source_paths, benchmark_paths=()) -> tuple:
+    """What a target's compare and evidence functions read: (runs, stats, extra)."""
+    from ..harness.files import read_sources
+
+    records = [read_sources(p) for p in source_paths]
+    runs = load_runs(run_paths, {r["graph"]: r.get("labels") for r in records if r.get("labels")})
+    # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
+    extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
+             if target.benchmarks else {})
+    return runs, load_stats(source_paths), extra
 
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
@@ -82,16 +128,10 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
         from ..errors import InputError
 
         raise InputError(f"target {name} is planned (issue {target.planned}), not built yet")
-    from ..harness.files import read_sources
-
-    records = [read_sources(p) for p in source_paths]
-    runs = load_runs(run_paths, {r["graph"]: r.get("labels") for r in records if r.get("labels")})
-    # Targets that read benchmark tables (an2017's transfers) get them by name, beside the runs.
-    extra = ({"benchmarks": {Path(p).stem: _benchmark(p) for p in benchmark_paths}}
-             if target.benchmarks else {})
-    stats = load_stats(source_paths)
+    runs, stats, extra = load_inputs(target, run_paths, source_paths, benchmark_paths)
     # compare first even when only redrawing: some figures read what it adds to the runs
-    table = mark_data(target.compare(runs, stats, published(target.document), **extra), stats)
+    table = mark_runs(mark_data(target.compare(runs, stats, published(target.document), **extra),
+                                stats), runs)
     if figure_only:
         draw_figure(target, runs, figure, **extra)
         return None
