@@ -45,8 +45,15 @@ def _spawn(tmp_path, hold_s, wait_s=30.0, devices="0,1,2"):
 def _result(proc):
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0
-    first, last = (json.loads(line) for line in out.splitlines())
+    lines = getattr(proc, "first_line", "") + out
+    first, last = (json.loads(line) for line in lines.splitlines())
     return {**first, **last}
+
+
+def _holding(proc):
+    """Wait until the child holds its device (its first line), however slowly it started."""
+    proc.first_line = proc.stdout.readline()
+    return proc
 
 
 def test_concurrent_jobs_each_get_their_own_device(tmp_path):
@@ -58,7 +65,7 @@ def test_concurrent_jobs_each_get_their_own_device(tmp_path):
 
 def test_a_job_beyond_the_devices_waits_for_one_to_come_free(tmp_path):
     holders = [_spawn(tmp_path, hold_s=2.0, devices="0,1") for _ in range(2)]
-    time.sleep(0.8)  # both hold their locks by now
+    holders = [_holding(p) for p in holders]  # both hold their locks now, on a loaded machine too
     late = _spawn(tmp_path, hold_s=0.0, devices="0,1")
     first = [_result(p) for p in holders]
     third = _result(late)
@@ -69,9 +76,8 @@ def test_a_job_beyond_the_devices_waits_for_one_to_come_free(tmp_path):
 
 
 def test_no_free_device_in_time_says_why(tmp_path):
-    holder = _spawn(tmp_path, hold_s=3.0, devices="0,1")
-    other = _spawn(tmp_path, hold_s=3.0, devices="0,1")
-    time.sleep(0.8)
+    holder = _holding(_spawn(tmp_path, hold_s=3.0, devices="0,1"))
+    other = _holding(_spawn(tmp_path, hold_s=3.0, devices="0,1"))
     late = _spawn(tmp_path, hold_s=0.0, wait_s=0.3, devices="0,1")
     late.communicate(timeout=60)
     assert late.returncode != 0
