@@ -4,7 +4,7 @@ import numpy as np
 
 from graphrepro import verify
 from graphrepro.graph.csr import CSRGraph
-from graphrepro.solvers import resolve
+from graphrepro.solvers import parse_run_id, resolve
 
 
 def solve_checked(graph, run_id, source, defaults=None, **params):
@@ -12,7 +12,9 @@ def solve_checked(graph, run_id, source, defaults=None, **params):
 
     ``defaults`` are parameters the test file always passes (small blocks keep the simulator quick).
     """
-    spec, full = resolve(run_id, **{**(defaults or {}), **params})
+    named = parse_run_id(run_id)[1]  # what the run id names is what runs: defaults fill the rest
+    spec, full = resolve(run_id, **{**{k: v for k, v in (defaults or {}).items() if k not in named},
+                                    **params})
     result = spec.factory(graph, **full).solve(source, count=True)
     verify.check(graph, source, result.distances, solver=run_id)
     return result

@@ -119,6 +119,20 @@ def upload_graph(cuda, graph, device_bytes: int, *, wide_indptr: bool = False):
     return stream, (arrays["indptr"], arrays["indices"], arrays["weights"]), upload_ms
 
 
+def persistent_solve(launch, blocks: int, threads: int, stream, args, distances, words):
+    """One launch of a persistent kernel timed alone (CUDA events), then its distances brought
+    back (the download, timed apart) and its counter words; returns (host distances, host
+    words, solve ms, download ms)."""
+    with DeviceTimer(stream).measure() as solve_time:
+        launch[blocks, threads, stream](*args)
+    with DeviceTimer(stream).measure() as download_time:
+        host = distances.copy_to_host(stream=stream)
+        stream.synchronize()
+    host_words = words.copy_to_host(stream=stream)
+    stream.synchronize()
+    return host, host_words, solve_time["ms"], download_time["ms"]
+
+
 def blocks_for(n: int, threads: int) -> int:
     return max(1, (n + threads - 1) // threads)
 

@@ -405,12 +405,9 @@ class _Frontier:
             # the queue counters slowed the atomics of the blocks with work.
             asked = self.blocks_asked or cuda.get_current_device().MULTIPROCESSOR_COUNT
             blocks = min(blocks, asked)
-        with gpu.DeviceTimer(s).measure() as solve_time:
-            launch[blocks, self.threads, s](*args)
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.d.copy_to_host(stream=s)
-            s.synchronize()
-        stuck = int(self.words.copy_to_host(stream=s)[STUCK])
+        distances, words, solve_ms, download_ms = gpu.persistent_solve(
+            launch, blocks, self.threads, s, args, self.d, self.words)
+        stuck = int(words[STUCK])
         if stuck:
             why = {1: "for work", 2: "for a claimed queue cell to be filled",
                    3: "for a reserved queue cell to be emptied"}.get(stuck, "")
@@ -431,7 +428,7 @@ class _Frontier:
                 iterations=tallies["claims"],  # a block's batch is this design's round
                 redundant_relaxations=tallies["improving_atomics"] - max(reached - 1, 0),
                 redundant_expansions=tallies["vertices_expanded"] - reached)
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return SolveResult(distances, solve_ms, download_ms, counters)
 
 
 def _zero(array, stream):

@@ -273,20 +273,15 @@ class GridSSSP:
         args = (self.values, self.d, self.keys, self.words, source, self.delta)
         launch, blocks = self._launchable(kernel, args, -(-self.n // (self.tile * self.tile))
                                           * self.threads)
-        with gpu.DeviceTimer(s).measure() as solve_time:
-            launch[blocks, self.threads, s](*args)
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.d.copy_to_host(stream=s)
-            s.synchronize()
-        words = self.words.copy_to_host(stream=s)
-        s.synchronize()
+        distances, words, solve_ms, download_ms = gpu.persistent_solve(
+            launch, blocks, self.threads, s, args, self.d, self.words)
         distances[distances >= BIG] = INF
         tiles = int(words[TILES])
         counters = {"iterations": int(words[ROUNDS]), "kernel_launches": 1, "host_round_trips": 0,
                     "tiles_processed": tiles, "tile_sweeps": int(words[SWEEPS]),
                     "cells_improved": int(words[IMPROVED]), "resident_blocks": blocks,
                     "tile": self.tile, "delta": self.delta}
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return SolveResult(distances, solve_ms, download_ms, counters)
 
 
 def grid_sssp_gpu(values2d, source: int, *, tile: int = 32, delta: int = 0):

@@ -409,13 +409,8 @@ class _Sweep:
         launch, blocks = self._launchable(kernel, probe, self.n)
         budget = max(1, int(self.m * blocks * self.threads))
         args = probe[:2] + (budget,) + probe[3:]
-        with gpu.DeviceTimer(s).measure() as solve_time:
-            launch[blocks, self.threads, s](*args)
-        with gpu.DeviceTimer(s).measure() as download_time:
-            distances = self.d.copy_to_host(stream=s)
-            s.synchronize()
-        words = self.words.copy_to_host(stream=s)
-        s.synchronize()
+        distances, words, solve_ms, download_ms = gpu.persistent_solve(
+            launch, blocks, self.threads, s, args, self.d, self.words)
         rounds = int(words[ROUNDS])
         counters = {"iterations": rounds, "kernel_launches": 1, "host_round_trips": 0,
                     "grid_syncs": int(words[SYNCS]), "resident_blocks": blocks,
@@ -438,7 +433,7 @@ class _Sweep:
                 series_truncated=int(rounds > rounds_kept),
                 **{f"per_round_{name}": ";".join(map(str, kept[row].tolist()))
                    for row, name in enumerate(SERIES) if name != "split" or self.mode == HYBRID})
-        return SolveResult(distances, solve_time["ms"], download_time["ms"], counters)
+        return SolveResult(distances, solve_ms, download_ms, counters)
 
 
 _COMMON = {"threads_per_block": 512}
