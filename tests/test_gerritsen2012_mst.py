@@ -445,7 +445,8 @@ def test_fig3_6_table3_6_table3_7_table3_8_from_benchmarks():
     t36 = judged("gerritsen2012_table3_6", {g12.SWEEP: sweep})
     fits = t36[t36["claim_id"] != ""]
     assert list(fits["claim_id"]) == ["t36.io", "t36.time"]
-    assert (fits["verdict"] == "reproduced").all() and "N^1.00" in fits["note"].iloc[0]
+    # bytes moved are counted, so their fit is exact; one timed trial per size gives no interval
+    assert list(fits["verdict"]) == ["reproduced", "inconclusive"] and "N^1.00" in fits["note"].iloc[0]
     phases = pd.DataFrame([{"status": "ok", "phase1_ms": 6000.0, "phase2_ms": 3000.0,
                             "phase3_ms": 1000.0, "edges_digest": "ab", "weight": 5, "side": 64,
                             "verified": "weight = Kruskal's"}])

@@ -126,6 +126,10 @@ class Estimate:
     replicates: np.ndarray | None = None  # best parameter: the argmin of every resample
     parts_estimates: dict | None = None  # Across: each part's own estimate, by label
     exact: bool = False  # counted: a value outside the band is a counterexample, not noise
+    # one measured value and nothing to weigh its distance from the band against (one unit, one
+    # run, an unvalidated extrapolation, a fit through one point per x); many units that agree
+    # exactly are an interval of zero width, not this
+    single: bool = False
 
 
 @dataclass
@@ -168,7 +172,7 @@ class Bootstrap(Evidence):
         groups = [np.asarray(g, dtype=float).reshape(len(g), -1) for g in self.groups]
         ours = float(self.statistic(groups))
         if all(len(g) < 2 for g in groups):
-            return Estimate(ours, ours, ours, f"one {self.units[:-1]}: no interval")
+            return Estimate(ours, ours, ours, f"one {self.units[:-1]}: no interval", single=True)
         reps = np.empty(RESAMPLES)
         for i in range(RESAMPLES):
             reps[i] = self.statistic([g[rng.integers(0, len(g), len(g))] for g in groups])
@@ -189,7 +193,7 @@ class Spread(Evidence):
         v = np.asarray(self.values, dtype=float)
         v = v[np.isfinite(v)]
         return Estimate(float(v.mean()), float(v.min()), float(v.max()),
-                        f"measured spread (min-max) of {len(v)} {self.what}")
+                        f"measured spread (min-max) of {len(v)} {self.what}", single=len(v) < 2)
 
 
 @dataclass
@@ -224,7 +228,7 @@ class Validated(Evidence):
     def estimate(self, rng):
         v = float(self.value)
         if self.error is None:
-            return Estimate(v, v, v, f"unvalidated: {self.basis}")
+            return Estimate(v, v, v, f"unvalidated: {self.basis}", single=True)
         lo, hi = sorted((v / (1 + self.error), v * (1 + self.error)))
         return Estimate(v, lo, hi, f"value +- {self.error:.0%} ({self.basis})" if self.error
                         else self.basis)
@@ -295,6 +299,7 @@ class Fit(Evidence):
     ys: Sequence[Sequence[float]] = ()  # per x, its repeated observations
     log_x: bool = True
     units: str = "sources"
+    counted: bool = False  # ys are counts (bytes moved, blocks read): the slope has no noise
 
     def _slope(self, ys) -> float:
         x = np.log(self.xs) if self.log_x else np.asarray(self.xs, dtype=float)
@@ -304,8 +309,11 @@ class Fit(Evidence):
     def estimate(self, rng):
         ys = [np.asarray(v, dtype=float) for v in self.ys]
         ours = self._slope(ys)
+        if self.counted:
+            return Estimate(ours, ours, ours, "least-squares fit of counts", exact=True)
         if all(len(v) < 2 for v in ys):
-            return Estimate(ours, ours, ours, "least-squares fit, one observation per point")
+            return Estimate(ours, ours, ours, "least-squares fit, one observation per point",
+                            single=True)
         reps = [self._slope([v[rng.integers(0, len(v), len(v))] for v in ys])
                 for _ in range(RESAMPLES)]
         lo, hi = np.quantile(reps, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
@@ -407,14 +415,14 @@ _WORD = {"reproduced": "inside", "direction only": "outside, on the band's side 
 
 
 def _part_word(verdict: str, est: Estimate) -> str:
-    if verdict == "inconclusive" and est.low == est.high:
+    if verdict == "inconclusive" and est.single:
         return "one value, no interval"
     return _WORD[verdict]
 
 
 def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[str, str]:
     """(verdict, where the interval lies: a phrase with a {band} slot)."""
-    if kind in ("magnitude", "trend") and est.low == est.high and not est.exact:
+    if kind in ("magnitude", "trend") and est.single and not est.exact:
         # one value: nothing to weigh its distance from the band against
         return "inconclusive", f"is one value with no interval ({est.interval}), against the published {{band}}"
     if band.low <= est.low and est.high <= band.high:

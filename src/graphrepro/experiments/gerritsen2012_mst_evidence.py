@@ -160,7 +160,7 @@ def _sweep_fit(benchmarks, column) -> Fit | Untestable:
         return Untestable(reason="the size sweep has one size: no growth to fit")
     ys = [ok[ok["vertices"] == n][column].astype(float).to_numpy() for n in sizes]
     trials = int(np.median([len(y) for y in ys]))
-    return Fit(xs=[float(n) for n in sizes], ys=ys, units="trials",
+    return Fit(xs=[float(n) for n in sizes], ys=ys, units="trials", counted=column != "time_ms",
                n=f"{len(sizes)} sizes x {trials} trial{'s' * (trials != 1)}",
                data=_data(benchmarks, SWEEP),
                detail=f"N = {int(sizes[0])}..{int(sizes[-1])}: "
