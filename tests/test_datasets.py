@@ -296,6 +296,72 @@ def test_cli_dataset_graph_and_sources_carry_the_origin(tmp_path):
     assert record["stands_for"] == "New York" and record["origin"]["generator"] == "road_network"
 
 
+def _origin_without_time(npz):
+    origin = json.loads(npz.with_name(npz.stem + ".origin.json").read_text())
+    origin.pop("made")
+    return origin
+
+
+def test_fetched_record_builds_what_the_whole_command_builds_without_the_network(tmp_path, server,
+                                                                                capsys):
+    """Issue 36: `fetch-record` obtains (here: downloads) and records; `dataset-graph --fetched`
+    parses that file, or builds the recorded stand-in, touching no network, into the same origin
+    as `dataset-graph` alone; a record whose file changed since is refused in one line."""
+    reg = registry_file(tmp_path, server)
+    data = ["--mode", "paper", "--data", str(tmp_path / "data"), "--registry", str(reg)]
+    for key, kind in (("ny", "real"), ("offline", "stand-in")):
+        record = tmp_path / "downloads" / f"{key}.json"
+        assert main(["fetch-record", key, *data, "--output", str(record)]) == 0
+        assert json.loads(record.read_text())["kind"] == kind
+        before = len(server.requests)
+        fetched, whole = tmp_path / "fetched" / f"{key}.npz", tmp_path / "whole" / f"{key}.npz"
+        assert main(["dataset-graph", key, *data, "--scale", "0.01", "--fetched", str(record),
+                     "--output", str(fetched)]) == 0
+        assert len(server.requests) == before
+        assert main(["dataset-graph", key, *data, "--scale", "0.01", "--output", str(whole)]) == 0
+        assert _origin_without_time(fetched) == _origin_without_time(whole)
+        assert _origin_without_time(fetched)["kind"] == kind
+        assert np.array_equal(CSRGraph.load(fetched).weights, CSRGraph.load(whole).weights)
+    assert "cannot be reached" in json.loads(record.read_text())["reason"]
+
+    record = tmp_path / "downloads" / "ny.json"
+    capsys.readouterr()
+    (tmp_path / "data" / "ny" / "tiny.gr.gz").write_bytes(gzip.compress(SNAP))
+    assert main(["dataset-graph", "ny", *data, "--fetched", str(record),
+                 "--output", str(tmp_path / "bad.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has sha256" in err and f"delete {record}" in err
+    (tmp_path / "data" / "ny" / "tiny.gr.gz").unlink()
+    assert main(["dataset-graph", "ny", *data, "--fetched", str(record),
+                 "--output", str(tmp_path / "bad.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is gone" in err
+    assert not (tmp_path / "bad.npz").exists()
+    # a record of another dataset (or mode) is not this one's
+    assert main(["dataset-graph", "offline", "--mode", "standin", "--registry", str(reg),
+                 "--fetched", str(tmp_path / "downloads" / "offline.json"),
+                 "--output", str(tmp_path / "bad.npz")]) == 2
+    assert "in mode 'paper', not of 'offline' in mode 'standin'" in capsys.readouterr().err
+
+
+def test_dem_with_a_fetched_record_converts_as_dem_alone(tmp_path):
+    record = tmp_path / "neuse.json"
+    args = ["--mode", "standin", "--no-mirrors", "--data", str(tmp_path / "data")]
+    assert main(["fetch-record", "neuse_wake", *args, "--output", str(record)]) == 0
+    assert json.loads(record.read_text()) == {"dataset": "neuse_wake", "mode": "standin",
+                                              "kind": "stand-in",
+                                              "reason": "config asks for stand-ins"}
+    origins = []
+    for name, extra in (("fetched", ["--fetched", str(record)]), ("whole", [])):
+        out = tmp_path / name / "n.zgrid"
+        assert main(["dem", "neuse_wake", *args, "--scale", "0.2", *extra,
+                     "--output", str(out)]) == 0
+        origins.append(out.with_name("n.zgrid.origin.json").read_text())
+    assert origins[0] == origins[1] and '"kind": "stand-in"' in origins[0]
+    assert main(["dem", str(tmp_path / "fetched" / "n.zgrid"), "--fetched", str(record),
+                 "--output", str(tmp_path / "x.zgrid")]) == 2
+
+
 def test_cli_datasets_lists_every_entry(capsys):
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out

@@ -3,6 +3,7 @@ holds its timing tokens, says whether it needs a GPU, and asks for threads, memo
 (tests/test_workflow.py checks the other half on a real run: every file a rule writes is declared.)
 """
 
+import functools
 import os
 import re
 import subprocess
@@ -15,7 +16,13 @@ TIMED_COMMANDS = ("run", "mst-blocks", "mst-io", "sssp-experiment", "transfers",
 TOKENS = 3  # --resources timing=3: a CPU-timed job takes all three, a GPU-timed one one
 
 
-def _dry_run_jobs():
+@functools.cache
+def _dry_run_jobs() -> tuple:
+    """(rule, the job's block, its shell command) of each job a dry run plans (planned once)."""
+    return tuple(_planned_jobs())
+
+
+def _planned_jobs():
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n",
          "-p", "--workflow-profile", "none", "--cores", "2", "--resources", f"timing={TOKENS}",
@@ -69,3 +76,34 @@ def test_jobs_call_the_environments_python_not_this_hosts_path():
     assert shells
     for shell in shells:
         assert re.match(r"python3?(\.\d+)? -m graphrepro ", shell), shell
+
+
+def _localrules() -> set[str]:
+    """The rules the `localrules:` directives name (a dry run plans every job as local, so the
+    directives, not its printout, say which run on the submitting host)."""
+    text = "\n".join(p.read_text() for p in sorted((REPO / "workflow" / "rules").glob("*.smk")))
+    return {name for block in re.findall(r"^localrules:\n((?:[ \t]+\w+,?\n)+)", text, re.M)
+            for name in re.findall(r"\w+", block)}
+
+
+def test_downloads_are_local_and_their_parsing_is_submitted():
+    """Issue 36: the host with the network (a login node) fetches, and parses nothing: the fetch
+    is a local rule that writes only its record; parsing a graph and converting a DEM are
+    submitted jobs, with their memory, that read that record instead of the network."""
+    local = _localrules()
+    assert {"fetch_dataset", "dense_graph", "report"} <= local  # the directives were read
+    assert not {"dataset_graph", "convert_dem"} & local
+    jobs = {}
+    for rule, block, shell in _dry_run_jobs():
+        jobs.setdefault(rule, []).append((block, shell))
+    for block, shell in jobs["fetch_dataset"]:
+        assert " -m graphrepro fetch-record " in shell, shell
+    for rule in ("dataset_graph", "convert_dem"):
+        assert jobs.get(rule), f"no {rule} job in the dry run"
+        for block, shell in jobs[rule]:
+            record = re.search(r" --fetched (\S+)", shell)
+            assert record and re.search(rf"input: (.*, )?{re.escape(record[1])}\b", block), block
+            name = re.search(r"wildcards: \w+=(\S+)", block)[1]
+            kind = "graphs" if rule == "dataset_graph" else "terrain"
+            assert record[1] == f"results/downloads/{kind}/{name}.json", block
+            assert "mem_mb=" in block, block

@@ -269,19 +269,35 @@ def reweight_args(cfg):
 
 
 # (datasets.smk)
+def fetch_args(kind, name):
+    """What decides which file a graph or terrain is made from: the fetch and the conversion
+    take the same, so the conversion reads the record the fetch wrote for exactly these."""
+    if kind == "graphs":
+        cfg = graph_config(name)
+        which = ["--mode", DATASETS_MODE, *MIRROR_ARGS]
+    else:
+        cfg = TERRAINS[name]
+        which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
+                 else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
+    return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY]
+
+
+# (datasets.smk)
 def dataset_graph_args(name):
     cfg = graph_config(name)
-    return [cfg["dataset"], "--mode", DATASETS_MODE, "--data", DATA, "--registry", REGISTRY,
-            "--name", name, "--scale", str(cfg.get("scale", 1.0)), *reweight_args(cfg), *MIRROR_ARGS]
+    return [*fetch_args("graphs", name), "--name", name, "--scale", str(cfg.get("scale", 1.0)),
+            *reweight_args(cfg)]
 
 
 # (datasets.smk)
 def terrain_args(name):
-    cfg = TERRAINS[name]
-    which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
-             else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
-    return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY,
-            "--scale", str(cfg.get("scale", 1.0))]
+    return [*fetch_args("terrain", name), "--scale", str(TERRAINS[name].get("scale", 1.0))]
+
+
+# (datasets.smk)
+def fetch_outputs():
+    return ([f"{RES}/downloads/graphs/{g}.json" for g in DATASET_GRAPHS] +
+            [f"{RES}/downloads/terrain/{t}.json" for t in TERRAINS])
 
 
 # (datasets.smk)

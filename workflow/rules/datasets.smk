@@ -3,6 +3,7 @@
 #   datasets: paper    the real file where it can be had (downloaded once into `data:`), else the
 #                      labelled stand-in; `standin` (the default) always the stand-in
 #   terrains: {NAME: {dataset: KEY, scale: F}}   gerritsen2012's z-order conversion
+# A local job fetches each (its record: {results}/downloads/...json); a submitted one parses it.
 # Every graph still ends as {results}/graphs/{name}.npz; its origin (real: URL and sha256; or
 # stand-in: generator, seed, the original's counts) is written beside it and reaches the report.
 import re
@@ -21,14 +22,36 @@ FILE_GRAPHS = [g for g, c in config["graphs"].items() if "dataset" not in c]
 TERRAINS = config.get("terrains") or {}
 
 
-# Downloads run where snakemake runs (a login node has the network; compute nodes often do not).
+# Downloads run where snakemake runs (a login node has the network; compute nodes often do not);
+# the parsing and conversion they feed are ordinary jobs, which read only the fetch's record.
 localrules:
-    dataset_graph,
-    convert_dem,
+    fetch_dataset,
+    downloads,
     datasets,
 
 
+rule fetch_dataset:
+    """Obtain a graph's or terrain's real file (download, offline mirror; verified) or settle on
+    its stand-in, and record which; nothing is parsed here."""
+    output:
+        f"{RES}/downloads/{{kind}}/{{name}}.json",
+    wildcard_constraints:
+        kind="graphs|terrain",
+        name=_one_of([*DATASET_GRAPHS, *TERRAINS]),
+    params:
+        py=PY,
+        args=lambda w: fetch_args(w.kind, w.name),
+    log:
+        f"{RES}/logs/downloads/{{kind}}/{{name}}.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.py:q} -m graphrepro fetch-record {params.args:q} --output {output:q} 2> {log:q}"
+
+
 rule dataset_graph:
+    input:
+        fetched=f"{RES}/downloads/graphs/{{graph}}.json",
     output:
         graph=f"{RES}/graphs/{{graph}}.npz",
         origin=f"{RES}/graphs/{{graph}}.origin.json",
@@ -44,11 +67,13 @@ rule dataset_graph:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro dataset-graph {params.args:q} --output {output.graph:q} "
-        "2> {log:q}"
+        "{params.py:q} -m graphrepro dataset-graph {params.args:q} --fetched {input.fetched:q} "
+        "--output {output.graph:q} 2> {log:q}"
 
 
 rule convert_dem:
+    input:
+        fetched=f"{RES}/downloads/terrain/{{terrain}}.json",
     output:
         zgrid=f"{RES}/terrain/{{terrain}}.zgrid",
         meta=f"{RES}/terrain/{{terrain}}.zgrid.json",
@@ -58,12 +83,23 @@ rule convert_dem:
     params:
         py=PY,
         args=lambda w: terrain_args(w.terrain),
+    resources:
+        mem_mb=terrain_mem_mb,  # the grid read whole, then its padded z-order copy
+        runtime=60,  # the Neuse grid (221 M cells of ASCII) parses in minutes
     log:
         f"{RES}/logs/terrain/{{terrain}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro dem {params.args:q} --output {output.zgrid:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro dem {params.args:q} --fetched {input.fetched:q} "
+        "--output {output.zgrid:q} 2> {log:q}"
+
+
+rule downloads:
+    """Only the fetches of every dataset graph and terrain of the config (`snakemake --cores 1
+    downloads` on a login node, before submitting the rest)."""
+    input:
+        fetch_outputs(),
 
 
 rule datasets:

@@ -23,7 +23,7 @@ _COMMANDS = (
     native.add_build_native, native.add_launch_floor,
     experiments.add_targets, experiments.add_rerun,
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
-    graphs.add_fetch, graphs.add_dataset_graph, graphs.add_standins,
+    graphs.add_fetch, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,
     terrain.add_terrain_compare, terrain.add_dem, terrain.add_dem_standin,
     runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_calibrate, runs.add_transfers,
     experiments.add_compare,

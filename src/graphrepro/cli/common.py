@@ -70,3 +70,17 @@ def data_args(sp):
                     help="use no offline mirror, not even the environment's (a stand-in by name)")
     sp.add_argument("--registry", default=None,
                     help="the dataset registry (default: config/datasets.yaml)")
+
+
+def fetched_arg(sp):
+    sp.add_argument("--fetched", metavar="RECORD",
+                    help="what `fetch-record` found (its JSON): read that file, or build the "
+                         "stand-in it names, and look for nothing (no network)")
+
+
+def _fetched(args, key):
+    if not args.fetched:
+        return None
+    from ..datasets.fetched import read_record
+
+    return read_record(args.fetched, key, args.mode)

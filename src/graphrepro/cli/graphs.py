@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from ..errors import GraphreproError, InputError
-from .common import _atomic_write_csv, _mirrors, data_args, graph_args, load_graph
+from .common import (_atomic_write_csv, _fetched, _mirrors, data_args, fetched_arg,
+                     graph_args, load_graph)
 
 FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
 
@@ -192,13 +193,39 @@ def add_fetch(sub) -> None:
     sp.set_defaults(func=cmd_fetch)
 
 
+def cmd_fetch_record(args) -> int:
+    """Obtain a dataset's real file (or settle on its stand-in) and record which, for
+    `dataset-graph` or `dem` with --fetched to build from without the network."""
+    from ..datasets.build import fetch_record
+    from ..datasets.fetched import write_record
+
+    record = fetch_record(args.dataset, mode=args.mode, data_dir=args.data,
+                          registry=args.registry, mirrors=_mirrors(args))
+    write_record(args.output, record)
+    said = record.get("file") or record.get("reason")
+    print(f"{args.output}: {args.dataset} {record['kind']}" + (f": {said}" if said else ""),
+          file=sys.stderr)
+    return 0
+
+
+def add_fetch_record(sub) -> None:
+    sp = sub.add_parser("fetch-record", help="obtain a dataset's real file (download, offline "
+                        "mirror, verified) or settle on its stand-in, and write which (JSON)")
+    sp.add_argument("dataset", metavar="KEY")
+    sp.add_argument("--mode", choices=["paper", "standin"], default="standin")
+    data_args(sp)
+    sp.add_argument("--output", required=True, help="the record (JSON), for --fetched")
+    sp.set_defaults(func=cmd_fetch_record)
+
+
 def cmd_dataset_graph(args) -> int:
     """A registry dataset as the CSR cache, with its origin record beside it."""
     from ..datasets import build_graph, origin_path, write_origin
     from ..graph import degree_stats
 
     graph, origin = build_graph(args.dataset, mode=args.mode, data_dir=args.data,
-                                scale=args.scale, registry=args.registry, mirrors=_mirrors(args))
+                                scale=args.scale, registry=args.registry, mirrors=_mirrors(args),
+                                fetched=_fetched(args, args.dataset))
     graph = _reweighted(graph, args.reweight)
     if args.reweight:
         origin["reweight"] = _reweight_record(args.reweight)
@@ -224,6 +251,7 @@ def add_dataset_graph(sub) -> None:
     sp.add_argument("--name", help="the graph's name in tables (default: the key)")
     reweight_arg(sp)
     data_args(sp)
+    fetched_arg(sp)
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_dataset_graph)
 

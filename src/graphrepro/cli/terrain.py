@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from ..errors import InputError
-from .common import _atomic_write_csv, _atomic_write_text, _mirrors, _params, data_args
+from .common import (_atomic_write_csv, _atomic_write_text, _fetched, _mirrors, _params,
+                     data_args, fetched_arg)
 
 
 def zgrid_args(sp):
@@ -120,7 +121,9 @@ def cmd_dem(args) -> int:
     if args.source in load_registry(args.registry):
         origin = convert_terrain(args.source, out, mode=args.mode, data_dir=args.data,
                                  scale=args.scale, dtype=args.dtype, registry=args.registry,
-                                 mirrors=_mirrors(args))
+                                 mirrors=_mirrors(args), fetched=_fetched(args, args.source))
+    elif args.fetched:
+        raise InputError(f"--fetched is for a registry key, not a file ({args.source})")
     else:
         meta = convert_file(args.source, out, dtype=args.dtype)
         origin = {"kind": "file", "file": args.source, "converted": meta}
@@ -140,6 +143,7 @@ def add_dem(sub) -> None:
     sp.add_argument("--scale", type=float, default=1.0)
     sp.add_argument("--dtype", choices=["uint16", "uint32"], default="uint16")
     data_args(sp)
+    fetched_arg(sp)
     sp.add_argument("--output", required=True, help="NAME.zgrid (NAME.zgrid.json beside it)")
     sp.set_defaults(func=cmd_dem)
 

@@ -340,14 +340,63 @@ def _real_origin(path, digest, via, ds: Dataset) -> dict:
     return origin
 
 
+def _outcome(key: str, mode: str, kind: str, **fields) -> dict:
+    return {"dataset": key, "mode": mode, "kind": kind, **fields}
+
+
+def _real(key, mode, kind, path, digest, via, **fields) -> dict:
+    return _outcome(key, mode, kind, file=str(path), sha256=digest, via=via, **fields)
+
+
+def obtain_graph(key: str, ds: Dataset, *, mode: str, data_dir, lock_path, mirrors=(),
+                 log=print) -> dict:
+    """Which file a graph dataset is built from, found (downloaded, verified) but not parsed:
+    the real file, else its real topology, else the stand-in and why (see ``fetch_record``)."""
+    online = mode == "paper"
+    why = "config asks for stand-ins (datasets: standin)"
+    if online or mirror.mirror_dirs(mirrors):
+        path, digest, real_why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
+                                                  mirrors=mirrors, online=online)
+        if path is not None:
+            return _real(key, mode, "real", path, digest, via)
+        why = real_why if online else f"{why}; the real file is {real_why}"
+        if ds.topology:
+            tpath, tdigest, twhy, tvia = obtain_real(topology_dataset(ds), data_dir, log=log,
+                                                     lock_path=lock_path, mirrors=mirrors,
+                                                     online=online)
+            if tpath is not None:
+                return _real(key, mode, "real topology", tpath, tdigest, tvia, reason=why)
+            why += f"; its real topology: {twhy}"
+        if online:
+            log(f"{key}: using the stand-in: {why}")
+    return _outcome(key, mode, "stand-in", reason=why)
+
+
+def fetch_record(key: str, *, mode: str = "standin", data_dir="resources/datasets",
+                 registry=None, mirrors=(), lock_path=None,
+                 log=lambda m: print(m, file=sys.stderr)) -> dict:
+    """What ``build_graph`` or ``convert_terrain`` will read for ``key``, obtained now (the one
+    step that may use the network) so the parsing can run elsewhere: ``kind`` 'real' or 'real
+    topology' with the verified file's path, sha256 and ``via``; 'stand-in' with the reason the
+    origin will carry; 'embedded' (nothing to obtain). Either function takes it as ``fetched``."""
+    if mode not in MODES:
+        raise InputError(f"datasets mode must be one of {MODES}, not {mode!r}")
+    ds = get_dataset(key, registry)
+    lock_path = lock_path or lock_for(registry)
+    obtain = obtain_terrain if ds.is_terrain else obtain_graph
+    return obtain(key, ds, mode=mode, data_dir=data_dir, lock_path=lock_path, mirrors=mirrors,
+                  log=log)
+
+
 def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets",
-                scale: float = 1.0, lock_path=None, registry=None, mirrors=(),
+                scale: float = 1.0, lock_path=None, registry=None, mirrors=(), fetched=None,
                 log=lambda m: print(m, file=sys.stderr)) -> tuple[CSRGraph, dict]:
     """The graph a config's ``dataset: KEY`` entry means, and its origin record.
 
     ``paper``: the real file (downloaded, in an offline mirror, or downloaded now), else the real
     topology with the named weight model, else the stand-in. ``standin``: the stand-in, unless an
     offline mirror is configured and holds the real file or topology: a file at hand is used.
+    ``fetched``: what ``fetch_record`` found earlier (then nothing is looked for here).
     """
     if mode not in MODES:
         raise InputError(f"datasets mode must be one of {MODES}, not {mode!r}")
@@ -360,44 +409,36 @@ def build_graph(key: str, *, mode: str = "standin", data_dir="resources/datasets
         from ..terrain import grid_graph
 
         elevation, terrain_origin = terrain_array(ds, mode=mode, data_dir=data_dir, scale=scale,
-                                                  lock_path=lock_path, mirrors=mirrors, log=log)
+                                                  lock_path=lock_path, mirrors=mirrors, log=log,
+                                                  fetched=fetched)
         graph = grid_graph(elevation, neighbours=8, weight="sssp", name=key)
         origin.update(terrain_origin, graph="8-neighbour grid graph, weight |h(i) - h(j)| "
                       "(gerritsen2012 section 1.5.1, SSSP)")
         return graph, origin
-    online = mode == "paper"
-    why = "config asks for stand-ins (datasets: standin)"
-    if online or mirror.mirror_dirs(mirrors):
+    got = fetched or obtain_graph(key, ds, mode=mode, data_dir=data_dir, lock_path=lock_path,
+                                  mirrors=mirrors, log=log)
+    if got["kind"] == "real":
         from ..graph.formats import read_graph
 
-        path, digest, real_why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
-                                                  mirrors=mirrors, online=online)
-        if path is not None:
-            graph = read_graph(path, ds.format, name=key, snap_vertices=ds.snap_vertices,
-                               mtx_values=ds.mtx_values)
-            graph = _apply_weights(graph, ds)
-            origin.update(kind="real", weights=ds.weights, **_real_origin(path, digest, via, ds))
-            return graph, origin
-        why = real_why if online else f"{why}; the real file is {real_why}"
-        if ds.topology:
-            from .topology import topology_graph
+        graph = read_graph(Path(got["file"]), ds.format, name=key, snap_vertices=ds.snap_vertices,
+                           mtx_values=ds.mtx_values)
+        graph = _apply_weights(graph, ds)
+        origin.update(kind="real", weights=ds.weights,
+                      **_real_origin(got["file"], got["sha256"], got["via"], ds))
+        return graph, origin
+    if got["kind"] == "real topology":
+        from .topology import topology_graph
 
-            topo = topology_dataset(ds)
-            tpath, tdigest, twhy, tvia = obtain_real(topo, data_dir, lock_path=lock_path, log=log,
-                                                     mirrors=mirrors, online=online)
-            if tpath is not None:
-                graph, record = topology_graph(tpath, topo, name=key)
-                origin.update(kind="real topology", reason=why, **record,
-                              **_real_origin(tpath, tdigest, tvia, topo))
-                return graph, origin
-            why += f"; its real topology: {twhy}"
-        if online:
-            log(f"{key}: using the stand-in: {why}")
+        topo = topology_dataset(ds)
+        graph, record = topology_graph(Path(got["file"]), topo, name=key)
+        origin.update(kind="real topology", reason=got["reason"], **record,
+                      **_real_origin(got["file"], got["sha256"], got["via"], topo))
+        return graph, origin
     graph, info = standin_graph(ds, scale)
     graph.name = key
     graph = _apply_weights(graph, ds)
     weights = ds.weights if isinstance(ds.weights, dict) else ds.standin.get("weights", "unit")
-    origin.update(kind="stand-in", reason=why, weights=weights, **info)
+    origin.update(kind="stand-in", reason=got["reason"], weights=weights, **info)
     return graph, origin
 
 
@@ -439,7 +480,7 @@ def terrain_standin_file(ds: Dataset, data_dir, scale: float = 1.0, log=print) -
 
 
 def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=DEFAULT_LOCK,
-                  mirrors=(), log=print) -> tuple[np.ndarray, dict]:
+                  mirrors=(), log=print, fetched=None) -> tuple[np.ndarray, dict]:
     """A terrain as a cleaned integer array (for grid graphs), with its origin."""
     import tempfile
 
@@ -448,21 +489,42 @@ def terrain_array(ds: Dataset, *, mode: str, data_dir, scale: float, lock_path=D
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / f"{ds.key}.zgrid"
         origin = convert_terrain(ds.key, out, mode=mode, data_dir=data_dir, scale=scale,
-                                 lock_path=lock_path, mirrors=mirrors, log=log)
+                                 lock_path=lock_path, mirrors=mirrors, log=log, fetched=fetched)
         z, meta = open_zgrid(out)
         rows = to_rows(z, meta)
         del z
     return rows, origin
 
 
+def obtain_terrain(key: str, ds: Dataset, *, mode: str, data_dir, lock_path, mirrors=(),
+                   log=print) -> dict:
+    """``obtain_graph`` for a terrain: the real grid, or the stand-in and why."""
+    if ds.source == "embedded":
+        return _outcome(key, mode, "embedded")
+    why = ""
+    online = mode == "paper"
+    if ds.source == "download" and (online or mirror.mirror_dirs(mirrors)):
+        path, digest, why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
+                                             mirrors=mirrors, online=online)
+        if path is not None:
+            return _real(key, mode, "real", path, digest, via)
+        if online:
+            log(f"{key}: using the stand-in: {why}")
+        else:
+            why = f"config asks for stand-ins (datasets: standin); the real file is {why}"
+    reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
+              else why or "config asks for stand-ins")
+    return _outcome(key, mode, "stand-in", reason=reason)
+
+
 def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resources/datasets",
-                    scale: float = 1.0, dtype: str = "uint16", lock_path=None,
-                    registry=None, mirrors=(), log=lambda m: print(m, file=sys.stderr)) -> dict:
+                    scale: float = 1.0, dtype: str = "uint16", lock_path=None, registry=None,
+                    mirrors=(), fetched=None, log=lambda m: print(m, file=sys.stderr)) -> dict:
     """Convert a terrain dataset as gerritsen2012 section 1.5.1 says; returns the origin.
 
     Embedded real data (Jacksboro) is always used as it is; a downloadable grid is used in paper
     mode when it can be had, and in either mode when an offline mirror holds it; otherwise the
-    diamond-square stand-in (times ``scale``).
+    diamond-square stand-in (times ``scale``). ``fetched``: as for ``build_graph``.
     """
     from ..terrain import convert_array, convert_file
 
@@ -472,28 +534,20 @@ def convert_terrain(key: str, output, *, mode: str = "standin", data_dir="resour
         raise InputError(f"{key} is a graph, not a terrain")
     origin = {"dataset": key, "document_name": ds.name, "documents": ds.documents,
               "title": ds.title, "published": _published(ds)}
-    path, why = None, ""
     if ds.source == "embedded":
         if scale != 1:
             raise InputError(f"{key} is real embedded data; it has no reduced stand-in (scale 1)")
         origin.update(kind="real", embedded=f"{ds.package} sample data {ds.resource}")
         meta = convert_array(_embedded_array(ds), output, source=dict(origin), dtype=dtype)
     else:
-        online = mode == "paper"
-        if ds.source == "download" and (online or mirror.mirror_dirs(mirrors)):
-            path, digest, why, via = obtain_real(ds, data_dir, lock_path=lock_path, log=log,
-                                                 mirrors=mirrors, online=online)
-            if path is None and online:
-                log(f"{key}: using the stand-in: {why}")
-            elif path is None:
-                why = f"config asks for stand-ins (datasets: standin); the real file is {why}"
-        if path is not None:
-            origin.update(kind="real", **_real_origin(path, digest, via, ds))
+        got = fetched or obtain_terrain(key, ds, mode=mode, data_dir=data_dir,
+                                        lock_path=lock_path, mirrors=mirrors, log=log)
+        if got["kind"] == "real":
+            path = Path(got["file"])
+            origin.update(kind="real", **_real_origin(path, got["sha256"], got["via"], ds))
         else:
             path, info = terrain_standin_file(ds, data_dir, scale, log=log)
-            reason = ("no public copy of this dataset is known" if ds.source == "unpublished"
-                      else why or "config asks for stand-ins")
-            origin.update(kind="stand-in", reason=reason, **info)
+            origin.update(kind="stand-in", reason=got["reason"], **info)
         meta = convert_file(path, output, dtype=dtype, source=dict(origin))
     origin["converted"] = {k: meta[k] for k in ("rows", "cols", "side", "dtype", "unknown_values",
                                                 "negatives_set_to_zero", "max", "bytes")}
