@@ -24,8 +24,10 @@ def _dry_run_jobs() -> tuple:
 
 def _planned_jobs():
     result = subprocess.run(
+        # --forceall: every job, as on a fresh clone, whatever an earlier run (CI's main job)
+        # left up to date in the repository
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(REPO), "-n",
-         "-p", "--workflow-profile", "none", "--cores", "2", "--resources", f"timing={TOKENS}",
+         "--forceall", "-p", "--workflow-profile", "none", "--cores", "2", "--resources", f"timing={TOKENS}",
          "gpu=2", "--", "all", "launch_floor"],
         capture_output=True, text=True, timeout=300, cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO / "src")})
