@@ -306,7 +306,7 @@ def _fits(ok, by, x, y, what) -> object:
             continue
         ys = [list(g[y].astype(float)) for _, g in grp.groupby(x, sort=True)]
         parts.append(Fit(xs=sorted(grp[x].unique().astype(float)), ys=ys, units="runs",
-                         n=f"{len(ys)} sizes, one run each"))
+                         counted=y == "io", n=f"{len(ys)} sizes, one run each"))
         labels.append(f"{by}={int(key)}")
     if not parts:
         return Untestable(reason=f"no {by} has two values of {x}")
