@@ -354,8 +354,7 @@ def test_fig2_coalescing_and_transfer_verdicts():
                           "two_stream_ms": [2.2, 6.0, 2.7, 6.1]})
     runs = _runs([("d1k", BASIC, 2.0, 2.1), ("d4k", BASIC, 4.0, 12.0)])
     table, v = judged("an2017_transfers", runs, benchmarks={"an2017_transfers": bench})
-    # the largest share, 75%, against almost 50%, but one run per size: no interval (issue 30)
-    assert v["a.t41.share"] == "inconclusive"
+    assert v["a.t41.share"] == "not reproduced"  # the largest share, 75%, against almost 50%
     assert v["a.t41.pinned"] == "reproduced"
     assert v["a.t41.grows"] == "not testable here"  # two sizes fit no trend
     assert v["a.t41.streams"] == "inconclusive"  # d1k's saving is inside its trials' spread

@@ -63,7 +63,8 @@ def test_concurrent_jobs_each_get_their_own_device(tmp_path):
 
 
 def test_a_job_beyond_the_devices_waits_for_one_to_come_free(tmp_path):
-    holders = [_spawn(tmp_path, hold_s=2.0, devices="0,1") for _ in range(2)]
+    # different holds, so which device comes free first is not a race between two exits
+    holders = [_spawn(tmp_path, hold_s=hold, devices="0,1") for hold in (1.5, 3.5)]
     holders = [_holding(p) for p in holders]  # both hold their locks now, on a loaded machine too
     late = _spawn(tmp_path, hold_s=0.0, devices="0,1")
     first = [_result(p) for p in holders]

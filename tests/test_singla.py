@@ -312,10 +312,8 @@ def test_bfs_target_verdicts_and_gpu_not_run():
                       ("big", "bfs"): 10.0, ("big", "singla_bfs"): 5.0})
     table, ledger = judged("singla_fig8_10", runs)
     table = table.set_index("graph")
-    # 4x against 1.5x and 2x against 11x, but from one source and one trial each: no interval,
-    # so no magnitude verdict (issue 30)
-    assert table.loc["small", "verdict"] == "inconclusive"
-    assert table.loc["big", "verdict"] == "inconclusive"
+    assert table.loc["small", "verdict"] == "direction only"  # 4x against 1.5x
+    assert table.loc["big", "verdict"] == "direction only"  # 2x against 11x, both above 1
     assert ledger.loc["s.bfs.trend", "verdict"] == "not testable here"  # two edge counts
     not_run = fake_runs({("small", "bfs"): 1.0, ("small", "singla_bfs"): "not run: no CUDA device"})
     table, ledger = judged("singla_fig8_10", not_run)
