@@ -1,9 +1,10 @@
-try:
-    from .cli import main
-except KeyboardInterrupt:  # Ctrl-C while Python is still loading the command line
-    import sys
+import signal
 
-    print("interrupted (SIGINT): nothing was written", file=sys.stderr)
-    raise SystemExit(130) from None
+# A Ctrl-C or SIGTERM while the command line loads would break an import half-way (numpy reports
+# that as a broken installation, with a traceback): both are held until main() is ready to answer
+# them in one line (it lets them through first thing).
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+from .cli import main  # noqa: E402
 
 raise SystemExit(main())

@@ -56,6 +56,8 @@ def main(argv=None) -> int:
 
     previous = _stop_on_sigterm()
     try:
+        # a signal held while `python -m graphrepro` loaded (__main__) is raised here, handled
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         args = build_parser().parse_args(argv)
         _check_outputs(args)
         return args.func(args)
