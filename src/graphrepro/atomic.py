@@ -30,6 +30,11 @@ def _umask() -> int:
     return mask
 
 
+# Read once, at import: asking again per write would set umask 0 for a moment, process-wide,
+# while other threads (parallel downloads) may be creating files.
+_UMASK = _umask()
+
+
 def _streamed(path: Path) -> bool:
     """True for an existing pipe or character device (followed through links); raises for an
     existing target that is neither such a stream nor a regular file."""
@@ -60,7 +65,7 @@ def replacing(path) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # as an ordinary new file; mkstemp makes it private
+        os.chmod(tmp, 0o666 & ~_UMASK)  # as an ordinary new file; mkstemp makes it private
         yield tmp
         os.replace(tmp, path)
     except BaseException as e:

@@ -3,9 +3,7 @@ the arguments every graph or dataset command takes."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from .. import atomic
 from ..errors import InputError
 
 
@@ -26,15 +24,6 @@ def load_graph(path, fmt=None, name=None):
     from ..graph.load import load_graph as load
 
     return load(path, fmt, name)
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    atomic.write_text(path, text)
-
-
-def _atomic_write_csv(table, path) -> Path:
-    """A table written whole or not at all (graphrepro.atomic: a temporary of its own, a rename)."""
-    return atomic.write_csv(table, path)
 
 
 def _mirrors(args):

@@ -6,8 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import atomic
 from ..errors import InputError
-from .common import _atomic_write_csv, _merged_config
+from .common import _merged_config
 
 
 def cmd_targets(args) -> int:
@@ -160,7 +161,7 @@ def cmd_retabulate(args) -> int:
     from ..claims import collect
 
     ledger = collect(root)
-    _atomic_write_csv(ledger, root / "claims.csv")
+    atomic.write_csv(ledger, root / "claims.csv")
     print(f"{root / 'claims.csv'}: {len(ledger)} claims", file=sys.stderr)
     return 0
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import atomic
 from ..errors import GraphreproError, InputError
-from .common import (_atomic_write_csv, _fetched, _mirrors, data_args, fetched_arg,
-                     graph_args, load_graph)
+from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph)
 
 FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
 
@@ -264,7 +264,7 @@ def cmd_standins(args) -> int:
 
     table = compare(data_dir=args.data, registry=args.registry, mirrors=_mirrors(args),
                     sources=args.sources, seed=args.seed, keys=args.keys or None)
-    _atomic_write_csv(table, args.output)
+    atomic.write_csv(table, args.output)
     shown = table.drop(columns=["data"])
     with pd.option_context("display.width", 250, "display.max_columns", 40):
         print(shown.to_string(index=False) if len(shown) else "no road dataset has real data at "

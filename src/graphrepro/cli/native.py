@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import _atomic_write_csv
+from .. import atomic
 
 
 def cmd_build_native(args) -> int:
@@ -50,7 +50,7 @@ def cmd_launch_floor(args) -> int:
             why = "not run: " + manifest.get("not_built", {}).get("launch_floor", "not built")
     rows = launch_floor.measure(binary, vertices=args.vertices, trials=args.trials,
                                 native_note=why)
-    _atomic_write_csv(pd.DataFrame(rows), args.output)
+    atomic.write_csv(pd.DataFrame(rows), args.output)
     return 0
 
 

@@ -7,8 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from .. import atomic
 from ..errors import InputError
-from .common import _atomic_write_csv, _merged_config
+from .common import _merged_config
 
 
 def cmd_claims(args) -> int:
@@ -28,7 +29,7 @@ def cmd_claims(args) -> int:
     if args.verdict:
         ledger = ledger[ledger["verdict"] == args.verdict]
     if args.output:
-        _atomic_write_csv(ledger, args.output)
+        atomic.write_csv(ledger, args.output)
     shown = ledger[["document", "where", "claim", "published", "ours", "ours_low", "ours_high",
                     "unit", "verdict", "reason"]]
     with pd.option_context("display.width", 250, "display.max_columns", None,

@@ -8,8 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+from .. import atomic
 from ..errors import InputError
-from .common import _atomic_write_csv, _atomic_write_text, _params, graph_args, load_graph
+from .common import _params, graph_args, load_graph
 
 
 def cmd_sources(args) -> int:
@@ -34,7 +35,7 @@ def cmd_sources(args) -> int:
               "sources": [int(s) for s in sources],
               "labels": [int(x) for x in graph.label_of(sources)],
               "digests": digests, "reference_ms": reference_ms, "stats": degree_stats(graph)}
-    _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
+    atomic.write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
     print(f"{args.output}: {len(sources)} sources, reference distances digested", file=sys.stderr)
     return 0
 
@@ -78,11 +79,11 @@ def cmd_run(args) -> int:
         sources, digests = sources[part], digests[part]
     spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
     table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
-    out = _atomic_write_csv(table, args.output)
+    out = atomic.write_csv(table, args.output)
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
                        **({"shard": args.shard} if args.shard else {})})
-    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
 
@@ -106,9 +107,9 @@ def cmd_merge_runs(args) -> int:
     from ..harness.shards import merge_provenance, merge_run_tables
 
     shards = [Path(s) for s in args.shards]
-    out = _atomic_write_csv(merge_run_tables(shards), args.output)
+    out = atomic.write_csv(merge_run_tables(shards), args.output)
     prov = merge_provenance([s.with_suffix(".provenance.json") for s in shards])
-    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
 
@@ -158,7 +159,7 @@ def cmd_calibrate(args) -> int:
               "why": "safari2017 Section 3.2: N = (minimum Harish iteration count over the "
                      "sources) / k",
               "status": "ok" if len(per_source) else str(runs["status"].iloc[0]) if len(runs) else "empty"}
-    _atomic_write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
+    atomic.write_text(Path(args.output), json.dumps(record, indent=1) + "\n")
     print(f"{args.output}: min iterations {record['min_iterations']}", file=sys.stderr)
     return 0
 
@@ -189,12 +190,12 @@ def cmd_transfers(args) -> int:
     table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
                                edges_per_thread=args.edges_per_thread,
                                log=lambda m: print(m, file=sys.stderr))
-    out = _atomic_write_csv(table, args.output)
+    out = atomic.write_csv(table, args.output)
     from ..harness import provenance
 
     prov = provenance({"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
                        "edges_per_thread": args.edges_per_thread})
-    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import _atomic_write_text, _params, graph_args, load_graph
+from .. import atomic
+from .common import _params, graph_args, load_graph
 
 
 def cmd_solve(args) -> int:
@@ -24,7 +25,7 @@ def cmd_solve(args) -> int:
     dist = result.distances
     text = np.where(dist == INF, "inf", dist.astype(str))
     lines = "\n".join(f"{label} {d}" for label, d in zip(graph.all_labels().tolist(), text.tolist()))
-    _atomic_write_text(Path(args.output), lines + "\n")
+    atomic.write_text(Path(args.output), lines + "\n")
     reached = int(np.count_nonzero(dist != INF))
     print(f"{spec.name}: {graph.num_vertices} vertices, {reached} reached from {args.source}, "
           f"solve {result.solve_ms:.3f} ms" + ("" if args.no_verify else ", verified"),
@@ -82,7 +83,7 @@ def cmd_mst(args) -> int:
         mst.check(edges, result, solver=spec.name)
     u, v = edges.label_of(result.u).tolist(), edges.label_of(result.v).tolist()
     lines = "".join(f"{a} {b} {c}\n" for a, b, c in zip(u, v, np.asarray(result.w).tolist()))
-    _atomic_write_text(Path(args.output), lines)
+    atomic.write_text(Path(args.output), lines)
     print(f"{spec.name}: {edges.num_vertices} vertices, {edges.num_edges} edges, "
           f"{edges.components()} components, solve {result.solve_ms:.3f} ms"
           + ("" if args.no_verify else ", verified"), file=sys.stderr)

@@ -8,9 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+from .. import atomic
 from ..errors import InputError
-from .common import (_atomic_write_csv, _atomic_write_text, _fetched, _mirrors, _params,
-                     data_args, fetched_arg)
+from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
 
 
 def zgrid_args(sp):
@@ -37,7 +37,7 @@ def cmd_mst_blocks(args) -> int:
                            reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
                            trials=args.trials, warmup=args.warmup,
                            log=lambda m: print(m, file=sys.stderr))
-    _atomic_write_csv(table, args.output)
+    atomic.write_csv(table, args.output)
     return 0
 
 
@@ -67,7 +67,7 @@ def cmd_mst_io(args) -> int:
                        log=lambda m: print(m, file=sys.stderr))
     if args.variant:
         table.insert(0, "variant", args.variant)
-    _atomic_write_csv(table, args.output)
+    atomic.write_csv(table, args.output)
     return 0
 
 
@@ -89,9 +89,9 @@ def cmd_terrain_compare(args) -> int:
 
     table = compare({"mst": args.real_mst, "sssp": args.real_sssp, "zgrid": args.real},
                     {"mst": args.standin_mst, "sssp": args.standin_sssp, "zgrid": args.standin})
-    _atomic_write_csv(table, args.output)
+    atomic.write_csv(table, args.output)
     meta = Path(args.output).with_suffix(".json")
-    _atomic_write_text(meta, json.dumps({"real": table.attrs["real"],
+    atomic.write_text(meta, json.dumps({"real": table.attrs["real"],
                                          "stand-in": table.attrs["stand-in"]}, indent=1) + "\n")
     print(table.to_string(index=False))
     return 0
@@ -246,7 +246,7 @@ def cmd_io_sssp(args) -> int:
               f"budget {c['budget_mib']}); max rss {record['max_rss_mib']} MiB")
     print(f"check {check}")
     if args.json:
-        _atomic_write_text(Path(args.json), json.dumps(record, indent=1, default=float) + "\n")
+        atomic.write_text(Path(args.json), json.dumps(record, indent=1, default=float) + "\n")
     return 0
 
 
@@ -286,9 +286,9 @@ def cmd_sssp_experiment(args) -> int:
     settings = json.loads(args.settings) if args.settings else {}
     table = run_experiment(args.table, args.terrain, settings, args.workdir,
                            log=lambda m: print(m, file=sys.stderr))
-    out = _atomic_write_csv(table, args.output)
+    out = atomic.write_csv(table, args.output)
     prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
-    _atomic_write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
 

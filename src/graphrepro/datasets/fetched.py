@@ -24,11 +24,10 @@ def read_record(path, key: str, mode: str) -> dict:
     """The record at ``path``, for dataset ``key`` in ``mode``; the real file it names must still
     be the one fetched (its sha256 is checked again: the file may have been replaced since)."""
     redo = f"delete {path} and run again (the fetch verifies the file anew)"
-    try:
-        record = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path}: not a fetch record ({e})") from None
-    if not isinstance(record, dict) or "kind" not in record:
+    from ..harness.files import read_record as read_json
+
+    record = read_json(path, "a fetch record")
+    if "kind" not in record:
         raise InputError(f"{path}: not a fetch record (no kind)")
     if (record.get("dataset"), record.get("mode")) != (key, mode):
         raise InputError(f"{path}: the fetch record of {record.get('dataset')!r} in mode "
