@@ -65,9 +65,9 @@ MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
-           "floor_advances", "slot_reservations")
+           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs")
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
- RESERVATIONS) = range(len(TALLIES))
+ RESERVATIONS, HUBS, HUB_ARCS) = range(len(TALLIES))
 # Shared control cells of a block.
 S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
 NTALLIES = len(TALLIES)
@@ -105,9 +105,29 @@ def _compile(count: bool):
                 words[STUCK] = 3  # 3: a reserved cell never emptied
                 return
 
+    @cuda.jit(device=True)
+    def push(v, candidate, stage, staged, stage_cap, inq, queues, tail, words, tally, cap, delta):
+        """An improved vertex its improver will not expand: staged for the batch's flush, or
+        (stage full) straight into its queue."""
+        p = cuda.atomic.add(staged, 0, 1)
+        if p < stage_cap:
+            stage[p] = v
+            return
+        cuda.threadfence()
+        if cuda.atomic.exch(inq, v, 1) == 0:
+            cuda.atomic.add(words, PENDING, 1)
+            cuda.threadfence()
+            nb = tail.shape[0]
+            q = slot_of(candidate, read(words, CUR), delta, nb)
+            at = cuda.atomic.add(tail, q, 1)
+            write_cell(queues, q * cap + (at & (cap - 1)), v + 1, words)
+            if count:
+                cuda.atomic.add(tally, DIRECT, 1)
+                cuda.atomic.add(tally, PUSHES, 1)
+
     @cuda.jit
-    def frontier(source, delta, chase, lookahead, chunk, stage_cap, indptr, indices, weights, d, inq,
-                 queues, head, tail, inflight, words, totals):
+    def frontier(source, delta, chase, reach, hub, lookahead, chunk, stage_cap, indptr, indices,
+                 weights, d, inq, queues, head, tail, inflight, words, totals):
         grid = cuda.cg.this_grid()
         n = d.shape[0]
         nb = head.shape[0]
@@ -121,7 +141,11 @@ def _compile(count: bool):
         stage = cuda.shared.array(STAGE, np.int32)
         stage_slot = cuda.shared.array(STAGE, np.int32)
         stage_off = cuda.shared.array(STAGE, np.int32)
-        staged = cuda.shared.array(2, np.int32)  # [0] staged, [1] kept after dedup
+        staged = cuda.shared.array(3, np.int32)  # [0] staged, [1] kept after dedup, [2] hubs
+        # hubs met this batch, expanded by the whole block after the per-thread phase (a thread
+        # defers at most one: its chase ends there)
+        hubs = cuda.shared.array(MAX_THREADS, np.int32)
+        hub_d = cuda.shared.array(MAX_THREADS, np.int64)
         slot_count = cuda.shared.array(MAX_BUCKETS, np.int32)
         slot_base = cuda.shared.array(MAX_BUCKETS, np.int64)
         tally = cuda.shared.array(NTALLIES, np.int64)
@@ -141,6 +165,7 @@ def _compile(count: bool):
         if t == 0:
             staged[0] = 0
             staged[1] = 0
+            staged[2] = 0
             for c in range(NTALLIES):
                 tally[c] = 0
         for s in range(t, nb, width):
@@ -252,11 +277,18 @@ def _compile(count: bool):
                     cuda.atomic.exch(inq, u, 0)
                     cuda.threadfence()  # the flag is clear before d[u] is read
                     du = read(d, u)
-                limit = (du // delta + 1) * delta
+                limit = (du // delta + reach) * delta  # reach 1: the chase stays in du's bucket
                 if count:
                     cuda.atomic.add(tally, POPS, 1)
                 steps = 0
                 while u >= 0:
+                    if hub > 0 and indptr[u + 1] - indptr[u] >= hub:
+                        # one thread would walk a hub's arcs alone, the whole batch waiting on
+                        # it (web graph, issue 34): the block shares them below
+                        p = cuda.atomic.add(staged, 2, 1)
+                        hubs[p] = u
+                        hub_d[p] = du  # owned as a chased distance is: a later decrease is queued
+                        break
                     following = -1
                     following_d = INF
                     if count:
@@ -279,23 +311,34 @@ def _compile(count: bool):
                                     following = v  # ours to expand next
                                     following_d = candidate
                                 else:
-                                    p = cuda.atomic.add(staged, 0, 1)
-                                    if p < stage_cap:
-                                        stage[p] = v
-                                    else:  # stage full: straight to its queue
-                                        cuda.threadfence()
-                                        if cuda.atomic.exch(inq, v, 1) == 0:
-                                            cuda.atomic.add(words, PENDING, 1)
-                                            cuda.threadfence()
-                                            q = slot_of(candidate, read(words, CUR), delta, nb)
-                                            at = cuda.atomic.add(tail, q, 1)
-                                            write_cell(queues, q * cap + (at & mask), v + 1, words)
-                                            if count:
-                                                cuda.atomic.add(tally, DIRECT, 1)
-                                                cuda.atomic.add(tally, PUSHES, 1)
+                                    push(v, candidate, stage, staged, stage_cap, inq, queues,
+                                         tail, words, tally, cap, delta)
                     u = following
                     du = following_d
                     steps += 1
+            cuda.syncthreads()
+            # --- the deferred hubs: the block's threads stride over each one's arcs ---------
+            for i in range(staged[2]):
+                u = hubs[i]
+                du = hub_d[i]
+                if count and t == 0:
+                    tally[EXPANDED] += 1
+                    tally[HUBS] += 1
+                    tally[HUB_ARCS] += indptr[u + 1] - indptr[u]
+                for e in range(indptr[u] + t, indptr[u + 1], width):
+                    v = indices[e]
+                    candidate = du + weights[e]
+                    if count:
+                        cuda.atomic.add(tally, ARCS, 1)
+                    if candidate < d[v]:
+                        previous = cuda.atomic.min(d, v, candidate)
+                        if count:
+                            cuda.atomic.add(tally, ATOMICS, 1)
+                        if candidate < previous:
+                            if count:
+                                cuda.atomic.add(tally, IMPROVING, 1)
+                            push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
+                                 words, tally, cap, delta)
             cuda.syncthreads()
             # --- push the staged vertices: dedup, count per slot, one reservation per slot ---
             kept_total = min(staged[0], stage_cap)
@@ -338,6 +381,7 @@ def _compile(count: bool):
             if t == 0:
                 staged[0] = 0
                 staged[1] = 0
+                staged[2] = 0
             cuda.syncthreads()
         if count and t == 0:
             for c in range(NTALLIES):
@@ -353,7 +397,8 @@ def _pow2_at_least(x: int) -> int:
 
 class _Frontier:
     def __init__(self, graph, delta: int, c: float, chase: int, lookahead: int, chunk: int,
-                 buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE):
+                 buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE,
+                 hub: int = 0, reach: int = 1):
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if not 2 <= buckets <= MAX_BUCKETS:
@@ -366,9 +411,14 @@ class _Frontier:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
             raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
+        if hub < 0 or not 1 <= reach <= buckets:
+            raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
+                             f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
+                             f"({buckets}), got hub={hub}, reach={reach}")
         gpu.require_cuda()
         self.delta = delta or heuristic_delta(graph, c)
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
+        self.hub, self.reach = hub, reach
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
         n = self.n
         # Each vertex is queued at most once at a time (its flag), so a slot never holds more
@@ -395,7 +445,8 @@ class _Frontier:
         s = self.stream
         kernel = _compile(count)
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
-        args = (source, self.delta, self.chase, self.lookahead, self.chunk, self.stage, self.indptr,
+        args = (source, self.delta, self.chase, self.reach, self.hub, self.lookahead, self.chunk,
+                self.stage, self.indptr,
                 self.indices, self.weights, self.d, self.inq, self.queues, self.head, self.tail,
                 self.inflight, self.words, totals)
         launch, blocks = self._launchable(kernel, args, self.n)
@@ -453,12 +504,16 @@ def _zero_kernel(array):
           # defaults: the fastest on real NY in the H100 sweeps (reports/reference/frontier/call-4:
           # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
           defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
-                    "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE},
+                    "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE,
+                    "hub": 0, "reach": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
 def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
-             threads_per_block=128, blocks=0, stage=STAGE):
+             threads_per_block=128, blocks=0, stage=STAGE, hub=0, reach=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
+    # hub: out-degree from which a vertex's arcs are shared by the block (0: each thread walks its
+    # own vertex's arcs, the issue-21 design); reach: buckets a chase may run past the expanded
+    # vertex's own (1: the same bucket only). Both exact at any value (issue 34).
     return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks,
-                     stage)
+                     stage, hub, reach)
