@@ -141,7 +141,7 @@ def test_through_the_harness():
 
 @pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
                                  {"threads_per_block": 1024}, {"c": 0}, {"chase": -1},
-                                 {"hub": -1}, {"reach": 0}, {"reach": 33}])
+                                 {"hub": -1}, {"reach": 0}, {"reach": 33}, {"rounds": 0}])
 def test_bad_parameters(bad):
     with pytest.raises(InputError):
         get_solver("frontier").prepare(path(3), **{**SMALL, **bad})
@@ -197,3 +197,31 @@ def test_hubs_with_zero_weights_islands_and_heavy_weights():
                                big - h.weights.astype(np.int64), name="heavy hubs")
     solve(heavy, 2, hub=8)
     solve(heavy, 5, hub=8, reach=4, chase=0)
+
+
+@pytest.mark.parametrize("params", [{"rounds": 4}, {"rounds": 16, "chase": 0},
+                                    {"rounds": 8, "chase": 2, "hub": 8, "reach": 2},
+                                    {"rounds": 3, "chase": 0, "stage": 2, "chunk": 3}])
+def test_rounds_hand_over_in_shared_memory(params):
+    g = grid(12)
+    for source in (0, 77):
+        r = solve(g, source, delta=60, **params)
+        assert r.counters["vertices_local"] > 0 and r.counters["local_rounds"] > 0
+    solve(hub_graph(), 3, **params)
+
+
+def test_rounds_on_a_path_replace_the_queue():
+    """chase=0 and enough rounds: a one-bucket path is expanded in one batch, round by round."""
+    r = solve(path(40), 0, chase=0, rounds=64, delta=10**6)
+    c = r.counters
+    assert c["vertices_popped"] == 1 and c["vertices_local"] == 39 and c["local_rounds"] == 39
+    assert c["vertices_pushed"] == 0
+
+
+def test_rounds_with_zero_weights_islands_and_heavy_weights():
+    g = with_zero_weights_and_an_island(road_grid(10, 10, keep=0.7, max_weight=50, seed=4))
+    r = solve(g, 0, chase=1, rounds=8)
+    assert (r.distances[-3:] == INF).all()
+    big = np.iinfo(np.int32).max - 3
+    r = solve(path(30, weight=big), 0, chase=0, rounds=5)
+    assert r.distances[-1] == 29 * big

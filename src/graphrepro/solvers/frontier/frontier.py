@@ -65,9 +65,10 @@ MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
-           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs")
+           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local",
+           "local_rounds")
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
- RESERVATIONS, HUBS, HUB_ARCS) = range(len(TALLIES))
+ RESERVATIONS, HUBS, HUB_ARCS, LOCAL, ROUNDS) = range(len(TALLIES))
 # Shared control cells of a block.
 S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
 NTALLIES = len(TALLIES)
@@ -126,8 +127,8 @@ def _compile(count: bool):
                 cuda.atomic.add(tally, PUSHES, 1)
 
     @cuda.jit
-    def frontier(source, delta, chase, reach, hub, lookahead, chunk, stage_cap, indptr, indices,
-                 weights, d, inq, queues, head, tail, inflight, words, totals):
+    def frontier(source, delta, chase, reach, hub, rounds, lookahead, chunk, stage_cap, indptr,
+                 indices, weights, d, inq, queues, head, tail, inflight, words, totals):
         grid = cuda.cg.this_grid()
         n = d.shape[0]
         nb = head.shape[0]
@@ -146,6 +147,10 @@ def _compile(count: bool):
         # defers at most one: its chase ends there)
         hubs = cuda.shared.array(MAX_THREADS, np.int32)
         hub_d = cuda.shared.array(MAX_THREADS, np.int64)
+        # same-bucket improvements handed to the next round: two buffers of `width` entries
+        local_v = cuda.shared.array(2 * MAX_THREADS, np.int32)
+        local_d = cuda.shared.array(2 * MAX_THREADS, np.int64)
+        local_n = cuda.shared.array(2, np.int32)
         slot_count = cuda.shared.array(MAX_BUCKETS, np.int32)
         slot_base = cuda.shared.array(MAX_BUCKETS, np.int64)
         tally = cuda.shared.array(NTALLIES, np.int64)
@@ -166,6 +171,8 @@ def _compile(count: bool):
             staged[0] = 0
             staged[1] = 0
             staged[2] = 0
+            local_n[0] = 0
+            local_n[1] = 0
             for c in range(NTALLIES):
                 tally[c] = 0
         for s in range(t, nb, width):
@@ -261,25 +268,39 @@ def _compile(count: bool):
                 fresh_cur = read(words, CUR)
                 if count:
                     tally[CLAIMS] += 1
-            # --- expand the claimed vertices, one per thread, chasing within the bucket -----
-            if t < taken:
-                cell = s * cap + ((ctl[S_HEAD] + t) & mask)
-                value = cuda.atomic.exch(queues, cell, 0)
-                spins = 0
-                while value == 0 and spins <= SPIN_LIMIT:  # claimed before its producer wrote it
-                    value = cuda.atomic.exch(queues, cell, 0)
-                    spins += 1
-                if value == 0:
-                    words[STUCK] = 2  # 2: a claimed cell never filled
-                u = value - 1  # -1 only when stuck: nothing to expand
+            # --- expand: round 0 the claimed vertices, one per thread, chasing within the
+            # bucket; later rounds (up to `rounds`) the same-bucket improvements round 0 left,
+            # handed over in shared memory (a barrier, not a global queue trip) -------------
+            rnd = 0
+            buf = 0
+            while True:
+                u = -1
                 du = 0
-                if u >= 0:
-                    cuda.atomic.exch(inq, u, 0)
-                    cuda.threadfence()  # the flag is clear before d[u] is read
-                    du = read(d, u)
+                if rnd == 0:
+                    if t < taken:
+                        cell = s * cap + ((ctl[S_HEAD] + t) & mask)
+                        value = cuda.atomic.exch(queues, cell, 0)
+                        spins = 0
+                        while value == 0 and spins <= SPIN_LIMIT:  # claimed before it was written
+                            value = cuda.atomic.exch(queues, cell, 0)
+                            spins += 1
+                        if value == 0:
+                            words[STUCK] = 2  # 2: a claimed cell never filled
+                        u = value - 1  # -1 only when stuck: nothing to expand
+                        if u >= 0:
+                            cuda.atomic.exch(inq, u, 0)
+                            cuda.threadfence()  # the flag is clear before d[u] is read
+                            du = read(d, u)
+                        if count:
+                            cuda.atomic.add(tally, POPS, 1)
+                elif t < local_n[buf]:  # entries past `width` were pushed, not kept: t < width
+                    u = local_v[buf * MAX_THREADS + t]
+                    du = local_d[buf * MAX_THREADS + t]  # owned, as a chased distance is
+                    if count:
+                        cuda.atomic.add(tally, LOCAL, 1)
+                keep_local = rnd + 1 < rounds
+                nxt = 1 - buf
                 limit = (du // delta + reach) * delta  # reach 1: the chase stays in du's bucket
-                if count:
-                    cuda.atomic.add(tally, POPS, 1)
                 steps = 0
                 while u >= 0:
                     if hub > 0 and indptr[u + 1] - indptr[u] >= hub:
@@ -311,35 +332,55 @@ def _compile(count: bool):
                                     following = v  # ours to expand next
                                     following_d = candidate
                                 else:
-                                    push(v, candidate, stage, staged, stage_cap, inq, queues,
-                                         tail, words, tally, cap, delta)
+                                    kept = False
+                                    if keep_local and candidate < limit:
+                                        p = cuda.atomic.add(local_n, nxt, 1)
+                                        if p < width:
+                                            local_v[nxt * MAX_THREADS + p] = v
+                                            local_d[nxt * MAX_THREADS + p] = candidate
+                                            kept = True
+                                    if not kept:
+                                        push(v, candidate, stage, staged, stage_cap, inq, queues,
+                                             tail, words, tally, cap, delta)
                     u = following
                     du = following_d
                     steps += 1
-            cuda.syncthreads()
-            # --- the deferred hubs: the block's threads stride over each one's arcs ---------
-            for i in range(staged[2]):
-                u = hubs[i]
-                du = hub_d[i]
-                if count and t == 0:
-                    tally[EXPANDED] += 1
-                    tally[HUBS] += 1
-                    tally[HUB_ARCS] += indptr[u + 1] - indptr[u]
-                for e in range(indptr[u] + t, indptr[u + 1], width):
-                    v = indices[e]
-                    candidate = du + weights[e]
-                    if count:
-                        cuda.atomic.add(tally, ARCS, 1)
-                    if candidate < d[v]:
-                        previous = cuda.atomic.min(d, v, candidate)
+                cuda.syncthreads()
+                # --- the deferred hubs: the block's threads stride over each one's arcs -----
+                for i in range(staged[2]):
+                    u = hubs[i]
+                    du = hub_d[i]
+                    if count and t == 0:
+                        tally[EXPANDED] += 1
+                        tally[HUBS] += 1
+                        tally[HUB_ARCS] += indptr[u + 1] - indptr[u]
+                    for e in range(indptr[u] + t, indptr[u + 1], width):
+                        v = indices[e]
+                        candidate = du + weights[e]
                         if count:
-                            cuda.atomic.add(tally, ATOMICS, 1)
-                        if candidate < previous:
+                            cuda.atomic.add(tally, ARCS, 1)
+                        if candidate < d[v]:
+                            previous = cuda.atomic.min(d, v, candidate)
                             if count:
-                                cuda.atomic.add(tally, IMPROVING, 1)
-                            push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
-                                 words, tally, cap, delta)
-            cuda.syncthreads()
+                                cuda.atomic.add(tally, ATOMICS, 1)
+                            if candidate < previous:
+                                if count:
+                                    cuda.atomic.add(tally, IMPROVING, 1)
+                                push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
+                                     words, tally, cap, delta)
+                cuda.syncthreads()
+                more = local_n[nxt]
+                cuda.syncthreads()  # every thread has read this round's counts
+                if t == 0:
+                    staged[2] = 0
+                    local_n[buf] = 0
+                    if count and more > 0:
+                        tally[ROUNDS] += 1
+                cuda.syncthreads()
+                if more == 0:
+                    break
+                buf = nxt
+                rnd += 1
             # --- push the staged vertices: dedup, count per slot, one reservation per slot ---
             kept_total = min(staged[0], stage_cap)
             cuda.threadfence()  # the decreases are visible before the flags are read
@@ -381,7 +422,6 @@ def _compile(count: bool):
             if t == 0:
                 staged[0] = 0
                 staged[1] = 0
-                staged[2] = 0
             cuda.syncthreads()
         if count and t == 0:
             for c in range(NTALLIES):
@@ -398,7 +438,7 @@ def _pow2_at_least(x: int) -> int:
 class _Frontier:
     def __init__(self, graph, delta: int, c: float, chase: int, lookahead: int, chunk: int,
                  buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE,
-                 hub: int = 0, reach: int = 1):
+                 hub: int = 0, reach: int = 1, rounds: int = 1):
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if not 2 <= buckets <= MAX_BUCKETS:
@@ -411,6 +451,9 @@ class _Frontier:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
             raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
+        if rounds < 1:
+            raise InputError(f"rounds (a batch's expansion rounds, 1: the claimed vertices only) "
+                             f"must be >= 1, got {rounds}")
         if hub < 0 or not 1 <= reach <= buckets:
             raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
                              f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
@@ -418,7 +461,7 @@ class _Frontier:
         gpu.require_cuda()
         self.delta = delta or heuristic_delta(graph, c)
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
-        self.hub, self.reach = hub, reach
+        self.hub, self.reach, self.rounds = hub, reach, rounds
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
         n = self.n
         # Each vertex is queued at most once at a time (its flag), so a slot never holds more
@@ -445,10 +488,9 @@ class _Frontier:
         s = self.stream
         kernel = _compile(count)
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
-        args = (source, self.delta, self.chase, self.reach, self.hub, self.lookahead, self.chunk,
-                self.stage, self.indptr,
-                self.indices, self.weights, self.d, self.inq, self.queues, self.head, self.tail,
-                self.inflight, self.words, totals)
+        args = (source, self.delta, self.chase, self.reach, self.hub, self.rounds, self.lookahead,
+                self.chunk, self.stage, self.indptr, self.indices, self.weights, self.d, self.inq,
+                self.queues, self.head, self.tail, self.inflight, self.words, totals)
         launch, blocks = self._launchable(kernel, args, self.n)
         if not gpu.simulated():
             # One block per SM unless asked: the first H100 sweep (reports/reference/frontier)
@@ -505,15 +547,17 @@ def _zero_kernel(array):
           # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
           defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
                     "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE,
-                    "hub": 0, "reach": 1},
+                    "hub": 0, "reach": 1, "rounds": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
 def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
-             threads_per_block=128, blocks=0, stage=STAGE, hub=0, reach=1):
+             threads_per_block=128, blocks=0, stage=STAGE, hub=0, reach=1, rounds=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
     # hub: out-degree from which a vertex's arcs are shared by the block (0: each thread walks its
     # own vertex's arcs, the issue-21 design); reach: buckets a chase may run past the expanded
-    # vertex's own (1: the same bucket only). Both exact at any value (issue 34).
+    # vertex's own (1: the same bucket only); rounds: a batch's expansion rounds, each expanding
+    # the same-bucket improvements the last one did not chase (1: the claimed vertices only).
+    # All exact at any value (issue 34).
     return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks,
-                     stage, hub, reach)
+                     stage, hub, reach, rounds)
