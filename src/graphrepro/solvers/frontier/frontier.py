@@ -53,6 +53,7 @@ from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
+LOCAL_CELLS = 2 * MAX_THREADS  # two rounds' hand-over buffers (a shared array's size is a constant)
 MAX_BUCKETS = 256
 STAGE = 1024  # improved vertices a block stages per batch before pushing to the queues directly
 # Control words (int64). STUCK: set by a block that waited past SPIN_LIMIT, so a bug shows as an
@@ -148,8 +149,8 @@ def _compile(count: bool):
         hubs = cuda.shared.array(MAX_THREADS, np.int32)
         hub_d = cuda.shared.array(MAX_THREADS, np.int64)
         # same-bucket improvements handed to the next round: two buffers of `width` entries
-        local_v = cuda.shared.array(2 * MAX_THREADS, np.int32)
-        local_d = cuda.shared.array(2 * MAX_THREADS, np.int64)
+        local_v = cuda.shared.array(LOCAL_CELLS, np.int32)
+        local_d = cuda.shared.array(LOCAL_CELLS, np.int64)
         local_n = cuda.shared.array(2, np.int32)
         slot_count = cuda.shared.array(MAX_BUCKETS, np.int32)
         slot_base = cuda.shared.array(MAX_BUCKETS, np.int64)
