@@ -2,7 +2,7 @@
 counters that explain each time.
 
     python benchmarks/frontier_adds.py GRAPH.npz [GRAPH.npz ...] [--uniform]
-        [--runs frontier frontier@hub=32 ...] [--web-runs workfront] [--sources 10] [--csv out.csv]
+        [--runs BASELINE RUN ...] [--web-runs workfront] [--sources 10] [--csv out.csv]
 
 Every pass of every run is verified against the CPU Dijkstra (harness ``measure``) on the same
 seeded sources (largest component); the time is the median over sources of each source's median.
@@ -39,7 +39,8 @@ from graphrepro.harness import RunSpec, draw_sources, measure
 
 ADDS_MS = {"ny": 8.44, "calnev": 13.72, "western": 28.89, "uniform": 2.49}  # issue 34, H100
 GOAL_RATIO = {"ny": 0.5, "calnev": 0.5, "western": 0.5, "uniform": 1.0}
-DEFAULT_RUNS = ["frontier", "frontier@hub=32"]
+# issue 21's design (the default before issue 34), then today's default
+DEFAULT_RUNS = ["frontier@chase=8,chunk=128,hub=0,threads_per_block=128", "frontier"]
 
 
 def graph_key(name: str) -> str | None:

@@ -225,3 +225,18 @@ def test_rounds_with_zero_weights_islands_and_heavy_weights():
     big = np.iinfo(np.int32).max - 3
     r = solve(path(30, weight=big), 0, chase=0, rounds=5)
     assert r.distances[-1] == 29 * big
+
+
+def test_issue_21_design_keeps_a_run_id_and_chunk_0_is_one_vertex_a_thread():
+    """The default moved to issue 34's (hubs shared, chase 2, 256 threads); issue 21's design is
+    still one run id away, and chunk=0 claims one vertex per thread at any block size."""
+    from graphrepro.solvers import resolve
+
+    _, old = resolve("frontier@chase=8,chunk=128,hub=0,threads_per_block=128")
+    assert (old["hub"], old["rounds"], old["reach"], old["stage"]) == (0, 1, 1, 1024)
+    _, new = resolve("frontier")
+    assert (new["hub"], new["chase"], new["chunk"], new["threads_per_block"]) == (32, 2, 0, 256)
+    r = solve_checked(grid(6), "frontier@chase=8,chunk=16,hub=0,threads_per_block=16", 0)
+    assert r.counters["hub_expansions"] == 0
+    prepared = get_solver("frontier").prepare(path(3), threads_per_block=16, chunk=0)
+    assert prepared.chunk == 16

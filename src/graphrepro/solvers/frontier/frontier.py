@@ -24,6 +24,13 @@ for latency. Nothing here is copied from ADDS; the structure is ours:
   improved neighbours are staged in shared memory, deduplicated by an atomic exchange on a
   per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch
   (up to ``stage`` of them; past that, or with stage=0, each goes to its queue at once).
+- Issue 34 (each off at 0 or 1; only ``hub`` is on by default): ``hub`` > 0
+  defers a vertex of that out-degree or more to a phase where the block's threads stride over its
+  arcs (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
+  expand, after its claimed vertices, the same-bucket improvements its threads did not chase,
+  handed over in shared memory across a block barrier instead of through a global queue (the
+  ~15 dependent global round trips per hop that limit road graphs); ``reach`` > 1 lets a chase
+  run past its own bucket. Vertices handed over or deferred are owned as a chased one is.
 - Termination without a barrier: ``pending`` counts vertices queued, staged or being expanded.
   It is raised before any vertex becomes visible and lowered only by the block that expanded it,
   in one atomicAdd of (pushed - claimed) per batch; a block that finds no work and reads
@@ -446,8 +453,10 @@ class _Frontier:
             raise InputError(f"buckets (the ring's slots) must be 2..{MAX_BUCKETS}, got {buckets}")
         if not 1 <= lookahead <= buckets:
             raise InputError(f"lookahead must be 1..buckets ({buckets}), got {lookahead}")
-        if not 1 <= chunk <= threads_per_block:
-            raise InputError(f"chunk (vertices a block claims) must be 1..threads_per_block, got {chunk}")
+        if not 0 <= chunk <= threads_per_block:
+            raise InputError(f"chunk (vertices a block claims; 0: threads_per_block) must be "
+                             f"0..threads_per_block, got {chunk}")
+        chunk = chunk or threads_per_block
         if not 0 <= stage <= STAGE:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
@@ -544,14 +553,19 @@ def _zero_kernel(array):
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
                       "queues, chase improvements within a bucket, stage pushes per slot; "
                       "termination by a pending count (issue 21)",
-          # defaults: the fastest on real NY in the H100 sweeps (reports/reference/frontier/call-4:
-          # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
-          defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
-                    "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE,
-                    "hub": 0, "reach": 1, "rounds": 1},
+          # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
+          # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
+          # is one per SM). hub=32, chase=2 and 256 threads (chunk=0: one vertex a thread) since
+          # issue 34 (reports/reference/frontier2/call-3, H100, 10 sources): faster than issue
+          # 21's chase=8 x 128 threads without hubs on all five graphs measured, 28.3 -> 4.9 ms on
+          # the web graph, 8.3 -> 5.2 on uniform random, 3-6% on the road graphs. That design is
+          # frontier@chase=8,chunk=128,hub=0,threads_per_block=128.
+          defaults={"delta": 0, "c": 8.0, "chase": 2, "lookahead": 4, "chunk": 0,
+                    "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
+                    "hub": 32, "reach": 1, "rounds": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
-             threads_per_block=128, blocks=0, stage=STAGE, hub=0, reach=1, rounds=1):
+def frontier(graph, delta=0, c=8.0, chase=2, lookahead=4, chunk=0, buckets=32,
+             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
