@@ -551,8 +551,8 @@ def _zero_kernel(array):
 @register("frontier", device="gpu", document="graphrepro",
           description="the study's own: asynchronous bucketed SSSP, one persistent kernel with no "
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
-                      "queues, chase improvements within a bucket, stage pushes per slot; "
-                      "termination by a pending count (issue 21)",
+                      "queues, chase improvements within a bucket, stage pushes per slot, the "
+                      "block shares a hub's arcs; termination by a pending count (issues 21, 34)",
           # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
           # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
           # is one per SM). hub=32, chase=2 and 256 threads (chunk=0: one vertex a thread) since
