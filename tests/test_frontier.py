@@ -240,3 +240,18 @@ def test_issue_21_design_keeps_a_run_id_and_chunk_0_is_one_vertex_a_thread():
     assert r.counters["hub_expansions"] == 0
     prepared = get_solver("frontier").prepare(path(3), threads_per_block=16, chunk=0)
     assert prepared.chunk == 16
+
+
+def test_shared_array_sizes_are_constants():
+    """The simulator takes any size expression; the CUDA compiler wants a constant (a global or a
+    literal), and an H100 call once stopped on `2 * MAX_THREADS`."""
+    import ast
+    import inspect
+
+    from graphrepro.solvers.frontier import frontier as module
+
+    sizes = [call.args[0] for call in ast.walk(ast.parse(inspect.getsource(module)))
+             if isinstance(call, ast.Call) and ast.unparse(call.func) == "cuda.shared.array"]
+    assert len(sizes) >= 10
+    assert all(isinstance(size, (ast.Constant, ast.Name)) for size in sizes), \
+        [ast.unparse(s) for s in sizes]
