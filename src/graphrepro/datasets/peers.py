@@ -39,7 +39,7 @@ from ..errors import GraphreproError
 from ..native import find_nvcc
 from ..native.peers import MANIFEST, NOT_BUILT_NO_NVCC, peers_dir
 from . import mirror
-from .download import DownloadError, download, sha256_of
+from .download import DownloadError, download, reachable, sha256_of
 from .validate import InvalidDatasetFile
 
 
@@ -155,9 +155,12 @@ def check_tree(tarball, peer: PeerSource) -> None:
 # --- fetching ----------------------------------------------------------------------------------
 
 def fetch(peer: PeerSource, directory: Path, mirrors=(), *, offline: bool = False,
-          deadline_s: float = 600.0, progress: bool = False) -> tuple[Path, str]:
+          deadline_s: float = 600.0, progress: bool = False,
+          url: str | None = None) -> tuple[Path, str]:
     """The verified source archive and where it came from ("mirror PATH", "url URL", "kept").
-    An archive already in ``directory/downloads`` is checked again and kept when it passes."""
+    An archive already in ``directory/downloads`` is checked again and kept when it passes.
+    ``url``: another address of the same archive (tests serve it from a local server)."""
+    url = url or peer.url
     dest = Path(directory) / "downloads" / peer.filename
     if dest.is_file():
         try:
@@ -180,9 +183,13 @@ def fetch(peer: PeerSource, directory: Path, mirrors=(), *, offline: bool = Fals
         raise PeerSourceError("; ".join(refusals))
     if offline:
         raise DownloadError(f"{peer.filename}: not in any offline mirror and downloads are off")
-    download(peer.url, dest, mirrors=(), validate=lambda part: check_tree(part, peer),
+    ok, why = reachable(url)  # offline: say so in seconds, not after every retry
+    if not ok:
+        raise DownloadError(f"cannot download {url}: {why}; put {peer.filename} in an "
+                            f"offline mirror (--mirror DIR) or at {dest}")
+    download(url, dest, mirrors=(), validate=lambda part: check_tree(part, peer),
              progress=progress, deadline_s=deadline_s)
-    return dest, f"url {peer.url}"
+    return dest, f"url {url}"
 
 
 # --- unpacking and patching --------------------------------------------------------------------
@@ -302,21 +309,22 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
     directory.mkdir(parents=True, exist_ok=True)
     log = log or (lambda m: print(m, file=sys.stderr))
     arch = arch or default_arch()
-    path = directory / MANIFEST
-    try:
-        old = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        old = {}
     manifest = {"arch": arch, "peers": {}, "not_built": {}}
     nvcc = find_nvcc()
     for name in names or PEER_SOURCES:
         peer = PEER_SOURCES[name]
         key = build_key(peer, arch)
-        entry = (old.get("peers") or {}).get(name)
+        # each binary's record sits beside it (not in the manifest, which snakemake deletes
+        # before rerunning its rule), so a build carried to another machine is found there
+        entry = _record(directory / f"{name}.json")
         if (not force and entry and entry.get("key") == key
                 and (directory / entry["binary"]).is_file()):
             manifest["peers"][name] = entry  # the same build: nothing to do (nvcc or not)
             log(f"{name}: up to date ({directory / entry['binary']})")
+            continue
+        if compile and not nvcc:  # nothing to build with: no need to fetch the source either
+            manifest["not_built"][name] = NOT_BUILT_NO_NVCC
+            log(f"{name}: {NOT_BUILT_NO_NVCC}")
             continue
         try:
             tarball, origin = fetch(peer, directory, mirrors, offline=offline)
@@ -336,15 +344,20 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
         if not compile:
             manifest["not_built"][name] = "not built: verified and patched only (--no-compile)"
             continue
-        if not nvcc:
-            manifest["not_built"][name] = NOT_BUILT_NO_NVCC
-            log(f"{name}: {NOT_BUILT_NO_NVCC}")
-            continue
         part = directory / f"{name}.part"
         compile_peer(peer, tree, part, arch, nvcc, log)
         part.replace(directory / name)
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
         entry["nvcc"] = (version.strip().splitlines() or [""])[-1]
+        atomic.write_text(directory / f"{name}.json", json.dumps(entry, indent=1) + "\n")
         manifest["peers"][name] = entry
-    atomic.write_text(path, json.dumps(manifest, indent=1) + "\n")
+    atomic.write_text(directory / MANIFEST, json.dumps(manifest, indent=1) + "\n")
     return manifest
+
+
+def _record(path: Path) -> dict | None:
+    try:
+        record = json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return record if isinstance(record, dict) and "key" in record else None
