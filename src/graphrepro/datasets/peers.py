@@ -179,8 +179,8 @@ def fetch(peer: PeerSource, directory: Path, mirrors=(), *, offline: bool = Fals
     found, _, refusals = mirror.find(peer.filename, mirror.mirror_dirs(mirrors), verify)
     if found is not None:
         return found, f"mirror {found}"
-    if refusals and offline:
-        raise PeerSourceError("; ".join(refusals))
+    if refusals:  # a mirror holds a wrong copy: fix the mirror rather than download around it
+        raise DownloadError("; ".join(refusals), verification=True)
     if offline:
         raise DownloadError(f"{peer.filename}: not in any offline mirror and downloads are off")
     ok, why = reachable(url)  # offline: say so in seconds, not after every retry
