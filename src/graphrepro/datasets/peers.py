@@ -23,7 +23,6 @@ digest, flags, nvcc) and, for a peer not built here, why ("not built: no nvcc");
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import shutil
 import subprocess
