@@ -210,3 +210,33 @@ def test_the_files_the_peers_read_hold_the_graph(tmp_path):
     assert lines[:2] == ["%%MatrixMarket matrix coordinate integer general", f"{n} {n} {m}"]
     first = g.indices[0] + 1
     assert lines[2] == f"1 {first} {g.weights[0]}" and len(lines) == m + 2
+
+
+FAKE_NVCC = '''#!/bin/sh
+# stands in for nvcc: --version, or writes the file named after -o
+if [ "$1" = "--version" ]; then echo "Cuda compilation tools, fake"; exit 0; fi
+while [ $# -gt 0 ]; do if [ "$1" = "-o" ]; then echo built > "$2"; fi; shift; done
+'''
+
+
+def test_a_build_is_kept_while_its_key_holds_and_redone_when_forced(tmp_path, monkeypatch):
+    if not MIRROR.is_dir():
+        pytest.skip("no offline mirror ../shared/peers here")
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text(FAKE_NVCC)
+    nvcc.chmod(0o755)
+    monkeypatch.setattr(peers, "find_nvcc", lambda: str(nvcc))
+    out = tmp_path / "peers"
+    first = peers.build_peers(["adds"], out, [MIRROR], offline=True, arch="sm_90",
+                              log=lambda m: None)
+    entry = first["peers"]["adds"]
+    assert (out / "adds").read_text() == "built\n" and entry["nvcc"].endswith("fake")
+    assert entry["tree_sha256"] == peers.PEER_SOURCES["adds"].tree_sha256
+    assert json.loads((out / "adds.json").read_text())["key"] == entry["key"]
+    (out / "manifest.json").unlink()  # snakemake deletes a rule's output before rerunning it
+    monkeypatch.setattr(peers, "find_nvcc", lambda: None)  # kept even where no nvcc is
+    again = peers.build_peers(["adds"], out, [], offline=True, arch="sm_90", log=lambda m: None)
+    assert again["peers"]["adds"] == entry and native_peers.binary("adds", out) == out / "adds"
+    other = peers.build_peers(["adds"], out, [MIRROR], offline=True, arch="sm_80",
+                              log=lambda m: None)
+    assert other["not_built"] == {"adds": "not built: no nvcc"}  # another GPU: another build
