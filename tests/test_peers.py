@@ -240,3 +240,19 @@ def test_a_build_is_kept_while_its_key_holds_and_redone_when_forced(tmp_path, mo
     other = peers.build_peers(["adds"], out, [MIRROR], offline=True, arch="sm_80",
                               log=lambda m: None)
     assert other["not_built"] == {"adds": "not built: no nvcc"}  # another GPU: another build
+
+
+def test_a_reference_table_copied_from_its_own_call_is_credited_with_that_calls_runs(tmp_path):
+    from graphrepro.experiments import get_target
+    from graphrepro.report.provenance import table_provenance
+
+    ref = tmp_path / "reference"
+    for folder, commit in (("runs/ny", "old"), ("peers/runs/ny", "996ffc2")):
+        (ref / folder).mkdir(parents=True)
+        (ref / folder / "frontier.provenance.json").write_text(json.dumps(
+            {"commit": commit, "gpu": "H100", "date": "2026-11-26T09:15:32+00:00"}))
+    target = get_target("frontier_sssp")
+    assert [g["commit"] for g in table_provenance(ref, target)] == ["old"]
+    (ref / "targets").mkdir()
+    (ref / "targets" / "frontier_sssp.runs").write_text("# why\npeers/runs/ny/frontier.provenance.json\n")
+    assert [g["commit"] for g in table_provenance(ref, target)] == ["996ffc2"]
