@@ -81,8 +81,11 @@ def _hung(here: pd.DataFrame, variant: str) -> int | None:
     if not _is_peer(variant):
         return None
     mine = here[here["variant"] == variant]
-    bad = mine["status"].astype(str)
-    return int(mine.loc[(bad == "hung") | bad.str.contains("hung"), "source"].nunique())
+    status = mine["status"].astype(str)
+    hung = status.str.contains("hung")
+    if not (hung | (status == "ok")).any():
+        return None  # it did not run here (no GPU, not built): no hang to count
+    return int(mine.loc[hung, "source"].nunique())
 
 
 def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd.DataFrame:
