@@ -246,6 +246,11 @@ def calibration_file(w):
     return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
 
 
+def peer_build(w):
+    """A peer's run (document `peer`, issue 33) needs the peers built first (peers.smk)."""
+    return [f"{PEERS_DIR}/manifest.json"] if resolve(w.solver)[0].document == "peer" else []
+
+
 def sssp_terrain(name):
     terrains = config["targets"][name].get("terrains") or []
     if len(terrains) != 1:

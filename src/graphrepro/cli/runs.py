@@ -83,8 +83,22 @@ def cmd_run(args) -> int:
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
                        **({"shard": args.shard} if args.shard else {})})
+    prov.update(_peer_build(args.solver))
     atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
+
+
+def _peer_build(run_id: str) -> dict:
+    """A peer's run (issue 33) names what its binary was built from: commit, tree, patch, nvcc."""
+    from ..native.peers import read_manifest
+    from ..solvers import resolve
+
+    spec, _ = resolve(run_id)
+    if spec.document != "peer":
+        return {}
+    manifest = read_manifest()
+    return {"peer_build": (manifest.get("peers") or {}).get(spec.name)
+            or (manifest.get("not_built") or {}).get(spec.name)}
 
 
 def add_run(sub) -> None:
