@@ -31,7 +31,10 @@ _BIN = os.path.dirname(sys.executable)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _BIN:
     os.environ.update(PATH=os.pathsep.join([_BIN, os.environ.get("PATH", "")]))
 _PYTHON = "python" if os.access(os.path.join(_BIN, "python"), os.X_OK) else os.path.basename(sys.executable)
-# A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
+# A list, so `{PY:q}` quotes each word: no config value or path is ever shell syntax. Not a
+# rule parameter: snakemake reruns a job whose parameters changed, and this name depends on how
+# snakemake was started (`python -m snakemake` by `rerun`, the `snakemake` script by hand), so as
+# a parameter it made `rerun` redo graphs and sources, and the next run redo them again.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
 else:

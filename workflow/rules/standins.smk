@@ -7,7 +7,6 @@ rule standins:
     output:
         f"{RES}/standins/standins.csv",
     params:
-        py=PY,
         args=lambda w: ["--data", DATA, "--registry", REGISTRY, *MIRROR_ARGS,
                         "--seed", str(config["seed"]), "--sources", "16"],
     log:
@@ -15,7 +14,7 @@ rule standins:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro standins {params.args:q} --output {output:q} > {log:q} 2>&1"
+        "{PY:q} -m graphrepro standins {params.args:q} --output {output:q} > {log:q} 2>&1"
 
 
 # gerritsen2012's per-block timings on a real terrain beside its stand-in (config `terrain_compare:`)
@@ -32,7 +31,6 @@ rule terrain_blocks_mst:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
     params:
-        py=PY,
         args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
               "--trials", str(TC.get("trials", 3))],
     # timed like gerritsen2012_mst_blocks: alone on the CPU, or one GPU
@@ -44,7 +42,7 @@ rule terrain_blocks_mst:
     conda:
         lambda w: conda_env(g12_device(w.variant))
     shell:
-        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{PY:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
 
 
@@ -58,7 +56,6 @@ rule terrain_blocks_sssp:
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
-        py=PY,
         settings=json.dumps(TC.get("sssp") or {}),
     # Table 5.1 times CPU and GPU phases in one job, as gerritsen2012_sssp_bench does
     threads: timed_threads("cpu+gpu")
@@ -69,7 +66,7 @@ rule terrain_blocks_sssp:
     conda:
         CONDA_GPU_ENV
     shell:
-        "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
+        "{PY:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
         "--settings {params.settings:q} --workdir {output.workdir:q} --output {output.table:q} "
         "2> {log:q}"
 
@@ -82,7 +79,6 @@ rule terrain_compare:
         table=f"{RES}/standins/terrain_compare.csv",
         meta=f"{RES}/standins/terrain_compare.json",  # which terrain is real, which the stand-in
     params:
-        py=PY,
         args=lambda w: [a for k in ("real", "standin")
                         for a in (f"--{k}", _tc_inputs(k)["zgrid"], f"--{k}-mst",
                                   *_tc_inputs(k)["mst"], f"--{k}-sssp", *_tc_inputs(k)["sssp"])],
@@ -91,4 +87,4 @@ rule terrain_compare:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro terrain-compare {params.args:q} --output {output.table:q} > {log:q} 2>&1"
+        "{PY:q} -m graphrepro terrain-compare {params.args:q} --output {output.table:q} > {log:q} 2>&1"
