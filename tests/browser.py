@@ -28,6 +28,9 @@ window.addEventListener("load", () => {
   const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth,
                                      page_height: document.documentElement.scrollHeight};
   const outside = e => !e.closest(".tbl.all");
+  out.shown_at_load = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+    tr => !tr.hidden).length;
+  out.search_at_load = location.search;
   out.overflowing_tables = Array.from(document.querySelectorAll(".tbl")).filter(
     t => outside(t) && t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1).map(t => t.id || "?");
   out.past_right_edge = Array.from(document.querySelectorAll("body *")).filter(e => {
@@ -126,12 +129,16 @@ def _framed(page: Path, width: int, height: int) -> Path:
     return frame
 
 
-def probe(html: Path, scratch: Path, width: int = 1400) -> dict:
-    """Load the page at this width and measure it (see PROBE)."""
+def probe(html: Path, scratch: Path, width: int = 1400, query: str = "") -> dict:
+    """Load the page at this width (with ``query``, "?verdict=...", after its address) and
+    measure it (see PROBE)."""
     page = _with(html, scratch, PROBE, "probe.html")
+    uri = page.as_uri() + query
     if width < MIN_WINDOW:
         page = _framed(page, width, 1000)
-    dom = _run(["--dump-dom", page.as_uri()], max(width, MIN_WINDOW), 1000)
+        uri = page.as_uri()
+        page.write_text(page.read_text().replace('src="probe.html"', f'src="probe.html{query}"'))
+    dom = _run(["--dump-dom", uri], max(width, MIN_WINDOW), 1000)
     m = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
     if not m:
         raise RuntimeError("the probe wrote nothing: did the page's scripts fail?")
