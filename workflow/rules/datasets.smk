@@ -39,13 +39,14 @@ rule fetch_dataset:
         kind="graphs|terrain",
         name=_one_of([*DATASET_GRAPHS, *TERRAINS]),
     params:
+        py=PY,
         args=lambda w: fetch_args(w.kind, w.name),
     log:
         f"{RES}/logs/downloads/{{kind}}/{{name}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro fetch-record {params.args:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro fetch-record {params.args:q} --output {output:q} 2> {log:q}"
 
 
 rule dataset_graph:
@@ -57,6 +58,7 @@ rule dataset_graph:
     wildcard_constraints:
         graph=_one_of(DATASET_GRAPHS),
     params:
+        py=PY,
         args=lambda w: dataset_graph_args(w.graph),
     resources:
         mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # a real file parsed, or a stand-in made
@@ -65,7 +67,7 @@ rule dataset_graph:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro dataset-graph {params.args:q} --fetched {input.fetched:q} "
+        "{params.py:q} -m graphrepro dataset-graph {params.args:q} --fetched {input.fetched:q} "
         "--output {output.graph:q} 2> {log:q}"
 
 
@@ -79,6 +81,7 @@ rule convert_dem:
     wildcard_constraints:
         terrain=_one_of(TERRAINS),
     params:
+        py=PY,
         args=lambda w: terrain_args(w.terrain),
     resources:
         mem_mb=terrain_mem_mb,  # the grid read whole, then its padded z-order copy
@@ -88,7 +91,7 @@ rule convert_dem:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro dem {params.args:q} --fetched {input.fetched:q} "
+        "{params.py:q} -m graphrepro dem {params.args:q} --fetched {input.fetched:q} "
         "--output {output.zgrid:q} 2> {log:q}"
 
 

@@ -14,6 +14,7 @@ rule gerritsen2012_mst_blocks:
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
     params:
+        py=PY,
         args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16),
                           "trials": G12.get("trials", 1)}),
     threads: lambda w: timed_threads(g12_device(w.variant))
@@ -24,7 +25,7 @@ rule gerritsen2012_mst_blocks:
     conda:
         lambda w: conda_env(g12_device(w.variant))
     shell:
-        "{PY:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
 
 
@@ -35,6 +36,7 @@ rule gerritsen2012_mst_io_sweep:
     output:
         f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
     params:
+        py=PY,
         args=[*option_args({"variant": G12.get("sweep_variant", "cpu_prealloc"),
                             "block_side": G12.get("io_block_side", 32),
                             "trials": G12.get("trials", 1),
@@ -48,7 +50,7 @@ rule gerritsen2012_mst_io_sweep:
     conda:
         conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     shell:
-        "{PY:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
+        "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
         "2> {log:q}"
 
 
@@ -62,6 +64,7 @@ rule gerritsen2012_mst_phases:
         which="phases|phases_full",
         device="cpu|gpu",
     params:
+        py=PY,
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
         args=lambda w: g12_phases_args(w.which),
@@ -73,5 +76,5 @@ rule gerritsen2012_mst_phases:
     conda:
         lambda w: conda_env(w.device)
     shell:
-        "{PY:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
+        "{params.py:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"

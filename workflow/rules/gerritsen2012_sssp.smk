@@ -20,6 +20,7 @@ rule gerritsen2012_sssp_bench:
     wildcard_constraints:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     params:
+        py=PY,
         table=lambda w: w.name.replace("gerritsen2012_", ""),
         settings=lambda w: json.dumps(config["targets"][w.name].get("settings") or {}),
     threads: timed_threads("cpu+gpu")
@@ -31,5 +32,5 @@ rule gerritsen2012_sssp_bench:
     conda:
         CONDA_GPU_ENV
     shell:
-        "{PY:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
+        "{params.py:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
         "--settings {params.settings:q} --workdir {output.workdir:q} --output {output.table:q} 2> {log:q}"

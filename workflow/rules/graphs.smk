@@ -11,6 +11,7 @@ rule generate_graph:
     wildcard_constraints:
         graph=_one_of([g for g, c in config["graphs"].items() if "generate" in c]),
     params:
+        py=PY,
         args=lambda w: generate_args(w.graph),
     resources:
         prep=1,
@@ -22,7 +23,7 @@ rule generate_graph:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro generate {params.args:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro generate {params.args:q} --output {output:q} 2> {log:q}"
 
 
 rule convert_graph:
@@ -35,6 +36,7 @@ rule convert_graph:
         # group job that finds a dense descriptor made outside it must not try to convert it)
         graph=_one_of([g for g in FILE_GRAPHS if g not in dense_graph_names()]),
     params:
+        py=PY,
         reweight=lambda w: reweight_args(graph_config(w.graph)),
     resources:
         mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # text in, arrays out
@@ -47,7 +49,7 @@ rule convert_graph:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro convert {input:q} --name {wildcards.graph:q} "
+        "{params.py:q} -m graphrepro convert {input:q} --name {wildcards.graph:q} "
         "{params.reweight:q} --output {output:q} 2> {log:q}"
 
 
@@ -57,6 +59,7 @@ rule draw_sources:
     output:
         f"{RES}/sources/{{graph}}.json",
     params:
+        py=PY,
         n=config["measure"]["sources"],
         seed=config["seed"],
         stands_for=lambda w: (["--stands-for", graph_config(w.graph)["stands_for"]]
@@ -73,7 +76,7 @@ rule draw_sources:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro sources {input:q} --count {params.n:q} --seed {params.seed:q} "
+        "{params.py:q} -m graphrepro sources {input:q} --count {params.n:q} --seed {params.seed:q} "
         "{params.stands_for:q} --output {output:q} 2> {log:q}"
 
 
@@ -84,13 +87,14 @@ rule dense_graph:
     wildcard_constraints:
         graph=DENSE_GRAPH,
     params:
+        py=PY,
         args=lambda w: dense_args(w.graph),
     log:
         f"{RES}/logs/dense/{{graph}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro dense {params.args:q} --name {wildcards.graph:q} "
+        "{params.py:q} -m graphrepro dense {params.args:q} --name {wildcards.graph:q} "
         "--output {output:q} 2> {log:q}"
 
 

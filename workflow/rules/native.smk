@@ -17,6 +17,7 @@ rule build_native:
     output:
         f"{NATIVE_DIR}/manifest.json",
     params:
+        py=PY,
         out=lambda w, output: os.path.dirname(output[0]),
     threads: 1
     resources:
@@ -28,7 +29,7 @@ rule build_native:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro build-native --force --out {params.out:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro build-native --force --out {params.out:q} 2> {log:q}"
 
 
 # The launch floor's CUDA C++ program (nvcc, -arch=native). Where no nvcc is found, or the build
@@ -39,6 +40,7 @@ rule build_native_cuda:
     output:
         f"{NATIVE_DIR}/cuda.json",
     params:
+        py=PY,
         out=lambda w, output: os.path.dirname(output[0]),
     threads: 1
     resources:
@@ -50,7 +52,7 @@ rule build_native_cuda:
     conda:
         CONDA_GPU_ENV  # nvcc and the CUDA headers (cuda-nvcc), for the GPU it is built for
     shell:
-        "{PY:q} -m graphrepro build-native --cuda --out {params.out:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro build-native --cuda --out {params.out:q} 2> {log:q}"
 
 
 # What one launch costs here (issue 25): `snakemake --cores all launch_floor`. On a machine
@@ -63,9 +65,11 @@ rule launch_floor:
     threads: 1
     resources:
         **timed(lambda w: "gpu"),
+    params:
+        py=PY,
     log:
         f"{RES}/logs/benchmarks/launch_floor.log",
     conda:
         CONDA_GPU_ENV
     shell:
-        "{PY:q} -m graphrepro launch-floor --native {input:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output:q} 2> {log:q}"

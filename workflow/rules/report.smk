@@ -14,6 +14,7 @@ rule claims:
     output:
         CLAIMS,
     params:
+        py=PY,
         results=lambda w: RES,
         reference=REFERENCE,
     log:
@@ -21,7 +22,7 @@ rule claims:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro claims --results {params.results:q} "
+        "{params.py:q} -m graphrepro claims --results {params.results:q} "
         "--reference {params.reference:q} --output {output:q} > {log:q} 2>&1"
 
 
@@ -49,6 +50,7 @@ rule report:
         # counts by verdict for the closing lines of the run (Snakefile: onsuccess)
         summary=os.path.splitext(config["report"])[0] + ".summary.json",
     params:
+        py=PY,
         results=lambda w: RES,  # where the inputs above lie (the page finds them by their names)
         reference=REFERENCE,
         config=lambda w: CONFIGFILE,  # a function: braces in the path are not wildcards
@@ -59,7 +61,7 @@ rule report:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro report --results {params.results:q} "
+        "{params.py:q} -m graphrepro report --results {params.results:q} "
         "--reference {params.reference:q} --config {params.config:q} --claims {input.claims:q} "
         "--reference-claims {params.reference_claims:q} "
         "--reference-config {params.reference_config:q} --output {output.html:q} 2> {log:q}"

@@ -7,12 +7,14 @@ rule calibrate:
         f"{RES}/runs/{{graph}}/{{solver}}.csv",
     output:
         f"{RES}/calibration/{{graph}}/{{solver}}.json",
+    params:
+        py=PY,
     log:
         f"{RES}/logs/calibration/{{graph}}/{{solver}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro calibrate {input:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro calibrate {input:q} --output {output:q} 2> {log:q}"
 
 
 rule run_solver:
@@ -24,6 +26,7 @@ rule run_solver:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
@@ -40,7 +43,7 @@ rule run_solver:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{PY:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
@@ -63,6 +66,7 @@ rule run_solver_shard:
         graph=_one_of(SHARDED),
         shard=r"\d+",
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
@@ -75,7 +79,7 @@ rule run_solver_shard:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{PY:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
@@ -94,12 +98,14 @@ rule merge_run_shards:
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",
     wildcard_constraints:
         graph=_one_of(SHARDED),
+    params:
+        py=PY,
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.merge.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro merge-runs {input.tables:q} --output {output.table:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro merge-runs {input.tables:q} --output {output.table:q} 2> {log:q}"
 
 
 ruleorder: merge_run_shards > run_solver

@@ -7,6 +7,7 @@ rule standins:
     output:
         f"{RES}/standins/standins.csv",
     params:
+        py=PY,
         args=lambda w: ["--data", DATA, "--registry", REGISTRY, *MIRROR_ARGS,
                         "--seed", str(config["seed"]), "--sources", "16"],
     log:
@@ -14,7 +15,7 @@ rule standins:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro standins {params.args:q} --output {output:q} > {log:q} 2>&1"
+        "{params.py:q} -m graphrepro standins {params.args:q} --output {output:q} > {log:q} 2>&1"
 
 
 # gerritsen2012's per-block timings on a real terrain beside its stand-in (config `terrain_compare:`)
@@ -31,6 +32,7 @@ rule terrain_blocks_mst:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
     params:
+        py=PY,
         args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
               "--trials", str(TC.get("trials", 3))],
     # timed like gerritsen2012_mst_blocks: alone on the CPU, or one GPU
@@ -42,7 +44,7 @@ rule terrain_blocks_mst:
     conda:
         lambda w: conda_env(g12_device(w.variant))
     shell:
-        "{PY:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
 
 
@@ -56,6 +58,7 @@ rule terrain_blocks_sssp:
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
+        py=PY,
         settings=json.dumps(TC.get("sssp") or {}),
     # Table 5.1 times CPU and GPU phases in one job, as gerritsen2012_sssp_bench does
     threads: timed_threads("cpu+gpu")
@@ -66,7 +69,7 @@ rule terrain_blocks_sssp:
     conda:
         CONDA_GPU_ENV
     shell:
-        "{PY:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
+        "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
         "--settings {params.settings:q} --workdir {output.workdir:q} --output {output.table:q} "
         "2> {log:q}"
 
@@ -79,6 +82,7 @@ rule terrain_compare:
         table=f"{RES}/standins/terrain_compare.csv",
         meta=f"{RES}/standins/terrain_compare.json",  # which terrain is real, which the stand-in
     params:
+        py=PY,
         args=lambda w: [a for k in ("real", "standin")
                         for a in (f"--{k}", _tc_inputs(k)["zgrid"], f"--{k}-mst",
                                   *_tc_inputs(k)["mst"], f"--{k}-sssp", *_tc_inputs(k)["sssp"])],
@@ -87,4 +91,4 @@ rule terrain_compare:
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro terrain-compare {params.args:q} --output {output.table:q} > {log:q} 2>&1"
+        "{params.py:q} -m graphrepro terrain-compare {params.args:q} --output {output.table:q} > {log:q} 2>&1"

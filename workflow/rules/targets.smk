@@ -15,13 +15,14 @@ rule compare_target:
                       caption="../report/target_figure.rst"),
         claims=f"{RES}/targets/{{target}}.claims.csv",
     params:
+        py=PY,
         caption=figure_caption,
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
         CONDA_ENV
     shell:
-        "{PY:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
+        "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
         "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
         "--figure {output.figure:q} --claims {output.claims:q} 2> {log:q}"
 
@@ -35,6 +36,7 @@ rule transfer_benchmark:
         table=f"{RES}/benchmarks/an2017_transfers.csv",
         provenance=f"{RES}/benchmarks/an2017_transfers.provenance.json",
     params:
+        py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
     threads: 1
@@ -46,7 +48,7 @@ rule transfer_benchmark:
     conda:
         CONDA_GPU_ENV
     shell:
-        "{PY:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
+        "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
         "--trials {params.trials:q} --warmup {params.warmup:q} --output {output.table:q} 2> {log:q}"
 
 
