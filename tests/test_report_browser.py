@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from browser import chromium, probe, screenshot
-from test_report_ledger import ledger_rows, write
 
 from graphrepro.experiments import all_targets
 from graphrepro.report.build import build_report

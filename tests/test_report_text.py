@@ -6,7 +6,6 @@ happen here" included; ratios that set one kind of hardware against another are 
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from html_report import html_tables
 

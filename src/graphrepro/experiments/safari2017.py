@@ -175,24 +175,77 @@ def compare_table2(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> 
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def figure_table2(runs: pd.DataFrame, ax) -> None:
-    """What Table 2 argues with, counted per solve for each of our methods."""
+def figure_table2(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
+    """What Table 2 argues with, one panel per counter: kernel launches and host round trips per
+    host iteration (Table 2's own columns, its published values drawn as dashed lines), and
+    iterations and atomic operations per solve; medians over sources, per graph and method."""
     ok = runs[runs["status"] == "ok"]
     if ok.empty:
         _no_data(ax, run_status(runs, "harish") or "no solver ran")
         return
-    import seaborn as sns
+    ok = ok.assign(iterations=ok["iterations"].clip(lower=1))
+    # as _measured counts them: the one-off initialisation launch aside, except the persistent
+    # variant's one launch a round
+    first = (ok["variant"] != PERSISTENT).astype(int)
+    ok = ok.assign(launches_per_iteration=(ok["kernel_launches"] - first) / ok["iterations"],
+                   trips_per_iteration=ok["host_round_trips"] / ok["iterations"])
+    panels = [("launches_per_iteration", "kernel launches per host iteration",
+               "kernel_launches_per_iteration"),
+              ("trips_per_iteration", "host round trips per host iteration",
+               "host_round_trips_per_iteration"),
+              ("iterations", "iterations per solve", None),
+              ("atomics", "atomic operations per solve", None)]
+    panels = [p for p in panels if p[0] in ok]
+    fig = ax.figure
+    ax.remove()
+    fig.set_size_inches(10, 6.5)
+    axes = fig.subplots(2, 2).ravel()
+    graphs = list(pd.unique(ok["graph"]))
+    variants = [v for v in ("harish", "lbr", PERSISTENT) if v in set(ok["variant"])]
+    names = {"harish": "Harish et al.", "lbr": "LBR", PERSISTENT: "persistent LBR (ours)"}
+    pub_rows = {"harish": "Harish et al. [12 13]", "lbr": "Proposed Algorithm"}
+    width = 0.8 / max(len(variants), 1)
+    for panel, (column, title, criterion) in zip(axes, panels):
+        med = ok.groupby(["graph", "variant"])[column].median()
+        for i, v in enumerate(variants):
+            heights = [med.get((g, v), float("nan")) for g in graphs]
+            panel.bar([k + (i - (len(variants) - 1) / 2) * width for k in range(len(graphs))],
+                      heights, width, color=f"C{i}", label=names[v])
+            pub = _published_value(published, pub_rows.get(v), criterion)
+            if pub is not None:
+                panel.axhline(pub[0], color=f"C{i}", linestyle="--", linewidth=1.2)
+                # one label at each end of the axes, so two values on one line stay apart
+                panel.annotate(f"published {names[v]}: {pub[1]}", (0.01 if i == 0 else 0.99,
+                                                                   pub[0]),
+                               xycoords=("axes fraction", "data"), fontsize=7, color=f"C{i}",
+                               xytext=(0, 3), textcoords="offset points",
+                               ha="left" if i == 0 else "right")
+        panel.set_xticks(range(len(graphs)), graphs, fontsize=7)
+        panel.set_title(title, fontsize=9)
+        if column in ("iterations", "atomics"):
+            panel.set_yscale("log")
+    for panel in axes[len(panels):]:
+        panel.set_axis_off()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(labels),
+               fontsize=8, frameon=False)
+    fig.suptitle("safari2017 Table 2, per graph (medians over sources)", fontsize=10)
+    fig.tight_layout()
 
-    counters = [c for c in ("iterations", "kernel_launches", "host_round_trips", "atomics")
-                if c in ok]
-    counts = ok.melt(id_vars=["graph", "variant"], value_vars=counters, var_name="counter",
-                     value_name="per solve").dropna()
-    counts["method / counter"] = counts["variant"] + ": " + counts["counter"]
-    sns.barplot(data=counts, x="graph", y="per solve", hue="method / counter",
-                order=list(pd.unique(ok["graph"])), estimator="median", errorbar=("pi", 50), ax=ax)
-    ax.set_yscale("log")
-    ax.legend(fontsize=6, ncol=2)
-    ax.set_title("safari2017 Table 2, measured per solve (median over sources, IQR bars)")
+
+def _published_value(published: pd.DataFrame | None, row: str | None, criterion: str | None):
+    """(value, as printed) of a Table 2 cell with a number ("2", ">= 1": the bound's 1)."""
+    if published is None or row is None or criterion is None or published.empty:
+        return None
+    cell = published[(published["item"] == "Table 2") & (published["row"] == row)
+                     & (published["column"] == criterion)]
+    if cell.empty:
+        return None
+    import re
+
+    printed = str(cell["value"].iloc[0])
+    m = re.search(r"\d+(\.\d+)?", printed)
+    return (float(m.group(0)), printed) if m else None
 
 
 def _no_data(ax, text: str) -> None:
