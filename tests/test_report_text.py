@@ -39,6 +39,8 @@ def test_every_cell_has_its_unit_once_and_none_is_a_unit_alone(page):
     assert doubled == []
     assert [c for c in every if c in units] == []
     assert not [c for c in every if re.search(r"\b(x x|ms ms|s s)$", c)]
+    # nor a unit glued to words ("faster on all graphsx")
+    assert not [c for c in every if re.search(r"[a-z]{3,}x$", c) and c.endswith("graphsx")]
 
 
 def test_values_at_the_precision_of_their_interval():
@@ -50,6 +52,9 @@ def test_values_at_the_precision_of_their_interval():
         == "2 launches"
     assert with_unit("3.36x-5.77x", "x") == "3.36x-5.77x" and with_unit("7 ms", "ms") == "7 ms"
     assert with_unit("", "x") == ""
+    assert with_unit("faster on all graphs", "x") == "faster on all graphs"
+    assert with_unit("24.7 s / 4.9 s", "x") == "24.7 s / 4.9 s"
+    assert with_unit("about 440", "iterations") == "about 440 iterations"
     text, more = short_reason("word " * 60)
     assert more and len(text) <= 111 and text.endswith("\u2026")
 

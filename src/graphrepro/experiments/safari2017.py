@@ -326,7 +326,8 @@ def _fig3_published_speedups(published: pd.DataFrame) -> dict[str, float]:
 def figure_fig3(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
     """LBR's and the persistent variant's speedup over Harish et al. per graph (bars: mean over
     sources, error bars: 95% bootstrap interval over sources), the paper's speedups as black
-    diamonds and its 3.36x-5.77x range as a band"""
+    diamonds and its 3.36x-5.77x range as a band; faint bars marked "old path": timed on numba's
+    own launches, superseded, deciding no claim"""
     import seaborn as sns
 
     src = per_source(runs)
@@ -350,9 +351,32 @@ def figure_fig3(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -
         ax.scatter(xs, [pub[g] for g in pub if g in order], marker="D", color="black", zorder=5,
                    label="paper (GeForce GT 630)")
         ax.legend()
+    _grey_superseded(ax, runs, order)
     ax.set_ylabel("speedup over Harish et al. (x)")
     ax.set_xlabel("graph")
     ax.set_title("safari2017 Fig. 3: LBR's speedup over Harish et al., ours and the paper's")
+
+
+def _grey_superseded(ax, runs: pd.DataFrame, order: list) -> None:
+    """Graphs timed only on numba's own launches (the superseded path: several times a native
+    round) drawn faint and marked under their name, as the report greys their table rows: their
+    speedups decide no claim until rerun."""
+    from ..claims.runs import OLD_LAUNCH_PATH
+
+    if "launch_path" not in runs:
+        return
+    gpu = runs[runs["device"] == "gpu"] if "device" in runs else runs
+    old = {g for g, paths in gpu.groupby("graph")["launch_path"]
+           if set(paths.astype(str)) == {OLD_LAUNCH_PATH}}
+    if not old:
+        return
+    for bar in ax.patches:
+        x = bar.get_x() + bar.get_width() / 2
+        i = int(round(x))
+        if 0 <= i < len(order) and order[i] in old and abs(x - i) < 0.5:
+            bar.set_alpha(0.3)
+    ax.set_xticks(range(len(order)),
+                  [f"{g}\n(old path)" if g in old else g for g in order], fontsize=8)
 
 
 # --- Figure 4 ---------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
 from .ledger import (FROM_RUN, REFERENCE, VERDICTS, read_ledger, the_ledger, verdict_counts)
 from ..claims import split_ids
+from .distributions import section_distributions
 from .page import (checked_against, ours_text, claim_rows, previous_reference_ledger, verification,
                    what_changed)
 from .present import csv_href, explanations, html_table
@@ -225,6 +226,9 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                     item["published"] = html_table(
                         pub[["where", "row", "column", "value", "unit", "note"]], f"p-{t.name}")
             item["tally"] = _tally(ledger[ledger["target"] == t.name])
+            if item["shown"]:
+                root = reference if item["shown"]["run"] == REFERENCE else results
+                item["distributions"] = section_distributions(root, t.name)
             items.append(item)
         sections.append({"doc": doc, "entries": items,
                          "tally": _tally(ledger[ledger["document"] == doc.short])})

@@ -41,11 +41,13 @@ def _fmt(v: float, decimals: int | None) -> str:
 
 def with_unit(value: str, unit: str) -> str:
     """A value with its unit once: none on an empty cell, none again where the value already
-    ends with it ("3.36x-5.77x", "7 ms")."""
+    ends with it ("3.36x-5.77x", "7 ms"), none after words."""
     value, unit = str(value or "").strip(), str(unit or "").strip()
     if not value:
         return ""
-    if not unit or value.endswith(unit) or re.search(r"[A-Za-z%]$", value) and " " in unit:
+    # a unit follows a number: not words ("faster on all graphs"), nor a value with its own
+    # units inside ("24.7 s / 4.9 s"), nor one that already ends with it ("3.36x-5.77x")
+    if not unit or value.endswith(unit) or not re.search(r"\d[\])]?$", value):
         return value
     return f"{value}{'' if unit in ('x', '%') else ' '}{unit}"
 
