@@ -134,3 +134,18 @@ def test_rerun_says_a_gpu_target_cannot_be_measured_here_and_never_remakes_graph
     if not gpu.cuda_available():
         assert "rerun: safari2017_fig3 times GPU solvers and this machine has no CUDA device" \
             in out.stderr
+
+
+def test_the_closing_lines_count_the_one_ledger(tmp_path):
+    import time
+
+    from graphrepro.report.summary import terminal_summary, write_summary
+
+    started = time.time() - 1
+    ledger = pd.DataFrame({"verdict": ["reproduced", "not testable here", "reproduced"],
+                           "from_run": ["reference run", "this machine", "this machine"]})
+    report = tmp_path / "index.html"
+    write_summary(report, ledger, "reports/claims.csv", set())
+    text = terminal_summary(str(report), started)
+    assert "3 claims: 2 reproduced, 0 direction only" in text
+    assert "(1 of the 3 from the committed reference run" in text

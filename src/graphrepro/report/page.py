@@ -77,11 +77,22 @@ def short_reason(reason: str, limit: int = SHORT_REASON) -> tuple[str, bool]:
 # Claims whose ratio sets one kind of hardware against another: the ratio says as much about the
 # machine's balance (CPU cores against GPU, bandwidth against latency) as about the algorithms.
 _BALANCE = (re.compile(r"\bCPU\b.*\bGPU\b|\bGPU\b.*\bCPU\b", re.I),
+            re.compile(r"\b(parallel|GPU)\b.*\b(serial|sequential)\b|"
+                       r"\b(serial|sequential)\b.*\b(parallel|GPU)\b", re.I),
+            re.compile(r"\bthan (sequential|serial)\b|over serial", re.I),
+            # singla's speedups are all of a GPU kernel over a serial CPU one
+            re.compile(r"\bparallel\b.*\bspeed-?up\b|\bspeed-?up of edge-based\b", re.I),
             re.compile(r"\bBGL\b|Boost", re.I), re.compile(r"transfer|PCIe|pinned|pageable", re.I))
+_NOT_A_RATIO = re.compile(r"\bnot said\b|\bO\(", re.I)
 
 
 def hardware_balance(row) -> bool:
+    """A ratio (or ordering) of CPU against GPU, serial against parallel, BGL against a GPU
+    solver, or transfers: labelled so on the page. Bounds (O()) and claims that name no side
+    are not ratios."""
     text = f"{row.get('claim', '')} {row.get('unit', '')}"
+    if row.get("kind") in ("existence-limit", "best parameter") or _NOT_A_RATIO.search(text):
+        return False
     return any(p.search(text) for p in _BALANCE)
 
 
