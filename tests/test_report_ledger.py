@@ -114,6 +114,13 @@ def test_precedence_a_local_stand_in_never_overrides_a_reference_verdict_on_real
     with_gpu = merge_ledgers(local, ref, gpu_targets={"gpu_t"}, gpu_here=True)
     assert with_gpu.set_index("claim_id").loc["gpu.small", "from_run"] == "this machine"
     assert merged.loc["only.ref", "verdict"] == "not testable here"
+    # neither tested it: the run that built its target says why, not "not built here"
+    filler = {**row, "claim_id": "hw", "verdict": "not testable here", "data": "",
+              "reason": "its target safari2017_table1 was not built in results"}
+    why = {**filler, "reason": "hardware: a GeForce GT 630's seconds do not transfer"}
+    both = merge_ledgers(pd.DataFrame([filler]), pd.DataFrame([why]))
+    assert both["reason"].iloc[0].startswith("hardware") and both["from_run"].iloc[0] == \
+        "reference run"
 
 
 def test_a_ledger_with_an_unknown_verdict_is_refused_with_its_line(tmp_path):

@@ -77,10 +77,14 @@ def precedence(row, *, gpu_claim: bool, gpu_here: bool, reference: bool) -> tupl
     a verdict over "not testable here"; then real data over real topology over a stand-in; then,
     for a claim that times a GPU on a machine without one, the reference GPU run; then this
     machine's (the newer run). So a small local stand-in never overrides a reference verdict on
-    the document's real graph (t1.ny), and an untested reference row never hides a local one."""
+    the document's real graph (t1.ny), and an untested reference row never hides a local one.
+    Where neither tested it, a run that built its target (and says why it could not) beats one
+    that did not build it."""
     testable = row.get("verdict") != "not testable here"
+    # claims.collect's row for a claim whose target a run did not build says nothing of it
+    built = not str(row.get("reason", "")).startswith("its target ")
     gpu_ref = reference and gpu_claim and not gpu_here
-    return (testable, data_rank(row.get("data", "")), gpu_ref, not reference)
+    return (testable, built, data_rank(row.get("data", "")), gpu_ref, not reference)
 
 
 def merge_ledgers(local: pd.DataFrame, reference: pd.DataFrame | None, *,
