@@ -149,3 +149,25 @@ def test_the_closing_lines_count_the_one_ledger(tmp_path):
     text = terminal_summary(str(report), started)
     assert "3 claims: 2 reproduced, 0 direction only" in text
     assert "(1 of the 3 from the committed reference run" in text
+
+
+def test_the_page_its_summary_and_claims_read_one_ledger_and_agree(tmp_path):
+    """The workflow's two steps by hand: `claims` writes the merged ledger, `report` reads it."""
+    results, ledger = tmp_path / "results", tmp_path / "reports" / "claims.csv"
+    out = graphrepro("claims", "--results", str(results), "--output", str(ledger))
+    assert out.returncode == 0, out.stderr
+    page = tmp_path / "reports" / "index.html"
+    made = graphrepro("report", "--results", str(results), "--claims", str(ledger),
+                      "--output", str(page))
+    assert made.returncode == 0, made.stderr[-2000:]
+    merged = pd.read_csv(ledger, dtype=str, keep_default_na=False)
+    counts = merged["verdict"].value_counts().to_dict()
+    summary = json.loads(page.with_name("index.summary.json").read_text())
+    assert summary["source"] == str(ledger)
+    assert {k: v for k, v in summary["claims"].items() if v} == counts
+    text = page.read_text()
+    headline = text[text.index('id="overview"'):text.index('id="contents"')]
+    for verdict, n in counts.items():
+        assert f"{n} {verdict}</span>" in headline
+    printed = graphrepro("claims", "--ledger", str(ledger), "--format", "csv")
+    assert pd.read_csv(io.StringIO(printed.stdout))["verdict"].value_counts().to_dict() == counts
