@@ -10,7 +10,8 @@ import pytest
 from html_report import html_tables
 
 from graphrepro.report.build import build_report
-from graphrepro.report.page import hardware_balance, ours_text, short_reason, with_unit
+from graphrepro.report.page import (hardware_balance, ours_text, reason_text, short_reason,
+                                    with_unit)
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reports" / "reference"
@@ -39,6 +40,8 @@ def test_every_cell_has_its_unit_once_and_none_is_a_unit_alone(page):
     assert doubled == []
     assert [c for c in every if c in units] == []
     assert not [c for c in every if re.search(r"\b(x x|ms ms|s s)$", c)]
+    # every reason's "ours A (B-C)" at the precision of its interval
+    assert [c for c in every if reason_text(c) != c] == []
     # nor a unit glued to words ("faster on all graphsx")
     assert not [c for c in every if re.search(r"[a-z]{3,}x$", c) and c.endswith("graphsx")]
 
@@ -55,6 +58,9 @@ def test_values_at_the_precision_of_their_interval():
     assert with_unit("faster on all graphs", "x") == "faster on all graphs"
     assert with_unit("24.7 s / 4.9 s", "x") == "24.7 s / 4.9 s"
     assert with_unit("about 440", "iterations") == "about 440 iterations"
+    assert reason_text("ours 50.2 (49.08-51.28) is above the published 14.5-15.5") == \
+        "ours 50 (49-51) is above the published 14.5-15.5"
+    assert reason_text("ours 0.4648 (0.4453-0.4861) is below") == "ours 0.46 (0.45-0.49) is below"
     text, more = short_reason("word " * 60)
     assert more and len(text) <= 111 and text.endswith("\u2026")
 

@@ -65,6 +65,21 @@ def ours_text(row) -> str:
     return with_unit(text, row.get("unit", ""))
 
 
+_NUM = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+_OURS_INTERVAL = re.compile(rf"\bours ({_NUM}) \(({_NUM})-({_NUM})\)")
+
+
+def reason_text(reason: str) -> str:
+    """The rule's reason with "ours 50.2 (49.08-51.28)" at its interval's precision ("ours 50
+    (49-51)"), as the ours column shows it; the ledger CSV keeps the rule's own digits."""
+    def at_precision(m: re.Match) -> str:
+        o, a, b = (float(x) for x in m.groups())
+        d = _decimals(a, b)
+        return f"ours {_fmt(o, d)} ({_fmt(a, d)}-{_fmt(b, d)})"
+
+    return _OURS_INTERVAL.sub(at_precision, str(reason or ""))
+
+
 def short_reason(reason: str, limit: int = SHORT_REASON) -> tuple[str, bool]:
     """The reason's first sentence or clause, cut at a word; and whether more follows."""
     text = str(reason or "").strip()
@@ -110,9 +125,10 @@ def claim_rows(ledger: pd.DataFrame) -> list[dict]:
     """The ledger's rows as the page shows them: every value formatted once, here."""
     out = []
     for r in ledger.to_dict("records"):
-        reason_short, more = short_reason(r.get("reason", ""))
+        reason = reason_text(r.get("reason", ""))
+        reason_short, more = short_reason(reason)
         run_short, run_full = run_text(r)
-        out.append({**r, "anchor": f"claim-{r.get('claim_id') or ''}",
+        out.append({**r, "reason": reason, "anchor": f"claim-{r.get('claim_id') or ''}",
                     "published_shown": with_unit(r.get("published", ""), r.get("unit", "")),
                     "ours_shown": ours_text(r), "reason_short": reason_short,
                     "reason_more": more, "run_short": run_short, "run_full": run_full,
