@@ -75,6 +75,8 @@ def reason_text(reason: str) -> str:
     def at_precision(m: re.Match) -> str:
         o, a, b = (float(x) for x in m.groups())
         d = _decimals(a, b)
+        if a == b == o:  # one value: no interval to show
+            return f"ours {_fmt(o, d)}"
         return f"ours {_fmt(o, d)} ({_fmt(a, d)}-{_fmt(b, d)})"
 
     return _OURS_INTERVAL.sub(at_precision, str(reason or ""))
