@@ -50,16 +50,13 @@ _RUN = {}
 
 
 onstart:
-    import logging
-
-    from graphrepro.report.progress import Progress, resume_line
+    from graphrepro.report.progress import install, resume_line
 
     _to_run = len(list(workflow.dag.needrun_jobs()))
     _resuming = resume_line(len(list(workflow.dag.jobs)), _to_run)
     if _resuming:
         print(_resuming)
-    _RUN["progress"] = Progress(_to_run)
-    logging.getLogger("snakemake.logging").addHandler(_RUN["progress"])
+    _RUN["progress"] = install(_to_run)
 
 
 onerror:

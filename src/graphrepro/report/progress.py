@@ -68,6 +68,24 @@ class Progress(logging.Handler):
         return text
 
 
+def install(total: int, logger_name: str = "snakemake.logging") -> Progress:
+    """The progress handler on snakemake's logger, and its terminal lines in place of snakemake's
+    own "Finished jobid: 110 (Rule: run_solver)" and "n of m steps (x%) done": those two are
+    dropped from the terminal only (the log file under .snakemake/log/ keeps them)."""
+    log = logging.getLogger(logger_name)
+    progress = Progress(total)
+    for handler in log.handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler,
+                                                                         logging.FileHandler):
+            handler.addFilter(_not_snakemakes_progress)
+    log.addHandler(progress)
+    return progress
+
+
+def _not_snakemakes_progress(record: logging.LogRecord) -> bool:
+    return str(getattr(record, "event", "") or "") not in ("job_finished", "progress")
+
+
 def resume_line(total_jobs: int, to_run: int) -> str | None:
     """What a run that finds earlier outputs says first (None on a fresh run)."""
     done = total_jobs - to_run
