@@ -49,3 +49,9 @@ def test_an2017_fig1_plots_time_against_vertices():
     assert "vertices" in left.get_xlabel()
     xs = sorted({float(x) for line in left.lines for x in line.get_xdata()})
     assert xs and xs[0] >= 256 and all(x == int(x) for x in xs)
+
+
+def test_table2_with_no_gpu_method_says_so():
+    runs = load_runs(sorted(RUNS.glob("ny/dijkstra.csv")))
+    fig = draw("safari2017_table2", runs, published=published("safari2017"))
+    assert any("no GPU method" in t.get_text() for ax in fig.axes for t in ax.texts)

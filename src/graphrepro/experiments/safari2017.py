@@ -183,12 +183,18 @@ def figure_table2(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None)
     if ok.empty:
         _no_data(ax, run_status(runs, "harish") or "no solver ran")
         return
+    ok = ok[ok["variant"].isin(["harish", "lbr", PERSISTENT])]
+    if ok.empty or "iterations" not in ok:
+        _no_data(ax, "no GPU method of Table 2 ran")
+        return
     ok = ok.assign(iterations=ok["iterations"].clip(lower=1))
     # as _measured counts them: the one-off initialisation launch aside, except the persistent
     # variant's one launch a round
     first = (ok["variant"] != PERSISTENT).astype(int)
-    ok = ok.assign(launches_per_iteration=(ok["kernel_launches"] - first) / ok["iterations"],
-                   trips_per_iteration=ok["host_round_trips"] / ok["iterations"])
+    if "kernel_launches" in ok:
+        ok = ok.assign(launches_per_iteration=(ok["kernel_launches"] - first) / ok["iterations"])
+    if "host_round_trips" in ok:
+        ok = ok.assign(trips_per_iteration=ok["host_round_trips"] / ok["iterations"])
     panels = [("launches_per_iteration", "kernel launches per host iteration",
                "kernel_launches_per_iteration"),
               ("trips_per_iteration", "host round trips per host iteration",
