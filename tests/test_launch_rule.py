@@ -105,9 +105,14 @@ def test_struck_claims_say_why_and_keep_their_number(reference_targets):
     # the documents whose host loops run 1 timed on numba's launches (issue 30's list)
     assert {"singla", "an2017", "gerritsen2012", "safari2017"} <= set(struck["document"])
     assert (struck["verdict"] == "not testable here").all()
-    for cid in ("s.dij.faster", "s.bfs.faster", "f4.t_more", "f4.t2_over_t1", "cn.vs_davidson",
-                "t51.cpu_faster", "a.fig2.pull"):
+    for cid in ("s.dij.faster", "s.bfs.faster", "cn.vs_davidson", "t51.cpu_faster",
+                "a.fig2.pull"):
         assert cid in set(struck["claim_id"]), cid
+    # Fig. 4's t comparisons leave run 1's graphs out by name (old launch path, and western_w10's
+    # degenerate N), so they are judged on run 2's ny_w10 alone: 1 of 3 graphs, not reproduced
+    for cid in ("f4.t_more", "f4.t2_over_t1"):
+        row = ledger[ledger["claim_id"] == cid].iloc[0]
+        assert row["verdict"] != "reproduced" and "on 1 of 3 graphs only" in row["reason"], cid
     assert np.isfinite(pd.to_numeric(struck["ours"], errors="coerce")).any()
 
 
