@@ -33,6 +33,58 @@ class RunSpec:
 
 
 def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
+    return measure_interleaved(graph, [spec], log=log)[0]
+
+
+def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print) -> list[pd.DataFrame]:
+    """Several runs timed interleaved, one table each: per source, trial t of every run back to
+    back (their order rotated each trial), so a drift of the machine while they run (clocks,
+    heat, neighbours) hits competing runs alike and a comparison paired by (source, trial)
+    cancels it (issue 30). The runs share sources, trials and warm-up; each row names its group
+    in ``interleaved``. One spec: ``measure``, with no such column."""
+    if not specs:
+        raise InputError("no run to measure")
+    first = specs[0]
+    for spec in specs[1:]:
+        if (list(spec.sources), list(spec.digests), spec.trials, spec.warmup) != (
+                list(first.sources), list(first.digests), first.trials, first.warmup):
+            raise InputError(f"interleaved runs share sources, trials and warm-up: "
+                             f"{spec.solver} differs from {first.solver}")
+    ready, tables = [], {}
+    for i, spec in enumerate(specs):
+        done = _setup(graph, spec, log)
+        if isinstance(done, pd.DataFrame):  # not run here: its status, one row per source
+            tables[i] = done
+        else:
+            ready.append((i, *done))
+    group = {"interleaved": "|".join(s.solver for s in specs)} if len(specs) > 1 else {}
+    rows: dict = {i: [] for i, *_ in ready}
+    for source, digest in zip(first.sources, first.digests):
+        counters = {i: dict(run(source, digest, count=True).counters) if solver.device == "gpu"
+                    else {} for i, solver, _, _, _, run in ready}
+        for trial in range(first.trials):
+            turn = trial % len(ready) if ready else 0
+            for i, solver, base, prepared, device_name, run in ready[turn:] + ready[:turn]:
+                result = run(source, digest)
+                rows[i].append({**base, "source": int(graph.label_of(source)), "trial": trial,
+                                "status": "ok", "device_name": device_name, **group,
+                                "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
+                                "download_ms": result.download_ms,
+                                "device_bytes": prepared.device_bytes,
+                                **result.counters, **counters[i],
+                                **{f"static_{k}": v for k, v in solver.static_counters.items()}})
+        for i, solver, *_ in ready:
+            times = sorted(r["solve_ms"] for r in rows[i][-first.trials:])
+            log(f"{solver.name} on {graph.name}, source {graph.label_of(source)}: "
+                f"median of {first.trials} {times[first.trials // 2]:.3f} ms, verified")
+    for i, *_ in ready:
+        tables[i] = pd.DataFrame(rows[i])
+    return [tables[i] for i in range(len(specs))]
+
+
+def _setup(graph: CSRGraph, spec: RunSpec, log):
+    """One run prepared and warmed up: (solver, the rows' common columns, the prepared solver,
+    the device's name, a checked solve), or the table of a run that cannot happen here."""
     solver, params = resolve(spec.solver, **spec.params)
     if len(spec.digests) != len(spec.sources) or not spec.sources:
         raise InputError(f"{len(spec.sources)} sources and {len(spec.digests)} digests: one each")
@@ -65,18 +117,4 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
 
     for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
         run(spec.sources[0], spec.digests[0])
-    rows = []
-    for source, digest in zip(spec.sources, spec.digests):
-        counters = dict(run(source, digest, count=True).counters) if solver.device == "gpu" else {}
-        for trial in range(spec.trials):
-            result = run(source, digest)
-            rows.append({**base, "source": int(graph.label_of(source)), "trial": trial,
-                         "status": "ok", "device_name": device_name,
-                         "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
-                         "download_ms": result.download_ms,
-                         "device_bytes": prepared.device_bytes,
-                         **result.counters, **counters,
-                         **{f"static_{k}": v for k, v in solver.static_counters.items()}})
-        log(f"{solver.name} on {graph.name}, source {graph.label_of(source)}: "
-            f"median of {spec.trials} {sorted(r['solve_ms'] for r in rows[-spec.trials:])[spec.trials // 2]:.3f} ms, verified")
-    return pd.DataFrame(rows)
+    return solver, base, prepared, device_name, run
