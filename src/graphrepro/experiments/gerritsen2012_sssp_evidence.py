@@ -44,7 +44,8 @@ def _across(parts: dict, what: str, data: str, n: str, detail: str = "") -> obje
         return next(iter(gone.values()), Untestable(reason=f"no {what} in this config"))
     left = "left out: " + "; ".join(f"{k}, {e.reason}" for k, e in gone.items()) if gone else ""
     return Across(parts=list(ok.values()), labels=list(ok), what=what, data=data, n=n,
-                  detail="; ".join(x for x in (detail, left) if x))
+                  detail="; ".join(x for x in (detail, left) if x),
+                  whole=len(parts))  # "in all cases": judged on fewer, shown on part only
 
 
 # --- GPU algorithm 1: lower bounds and the extrapolation ----------------------------------------

@@ -132,6 +132,8 @@ def _space(variant: str, runs, stats, graphs):
     if per_arc != 2:
         return Untestable(reason=f"{variant} keeps {per_arc}A words of arcs, not Table 2's 2A")
     used = [g for g in graphs if not missing(runs, g, variant)]
+    if not used:  # judged beside the runs that show the arrays at work, as the other counts are
+        return missing(runs, graphs[0] if graphs else None, variant)
     return Exact(values=[per_vertex], what="declared arrays", n="the algorithm's arrays",
                  data=data_of(stats, used), detail=f"{per_vertex}V+{per_arc}A words: " + ", ".join(
                      f"{name} {size}" for name, size in arrays.items() if size != "1"))
