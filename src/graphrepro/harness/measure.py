@@ -73,9 +73,10 @@ def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print) -> lis
                                 "device_bytes": prepared.device_bytes,
                                 **result.counters, **counters[i],
                                 **{f"static_{k}": v for k, v in solver.static_counters.items()}})
-        for i, solver, *_ in ready:
+        for i, solver, base, *_ in ready:
             times = sorted(r["solve_ms"] for r in rows[i][-first.trials:])
-            log(f"{solver.name} on {graph.name}, source {graph.label_of(source)}: "
+            name = base["variant"] if group else solver.name  # which of the group, when grouped
+            log(f"{name} on {graph.name}, source {graph.label_of(source)}: "
                 f"median of {first.trials} {times[first.trials // 2]:.3f} ms, verified")
     for i, *_ in ready:
         tables[i] = pd.DataFrame(rows[i])
