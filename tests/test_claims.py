@@ -366,3 +366,28 @@ def test_a_run_tables_launch_path_comes_from_its_provenance(tmp_path):
     paths[0].with_suffix(".provenance.json").write_text('{"launch_path": "graph')
     with pytest.raises(DamagedFile, match="new/dijkstra.provenance.json: not valid JSON"):
         load_runs(paths)
+
+
+def test_interleaved_runs_are_compared_by_source_and_trial_without_drift():
+    """Runs timed interleaved (harness.measure_interleaved) share the machine's drift, so a
+    ratio pairs trial t of each at each source and needs no allowance for it; runs timed apart
+    carry the drift seen between their passes."""
+    from graphrepro.claims.runs import drift_between, ratio
+
+    rows = []
+    for variant, scale in (("a", 1.0), ("b", 0.9)):
+        for source in range(20):
+            for trial in range(2):
+                drift = 1.04 if trial else 1.0  # the second pass of both 4% slower
+                rows.append({"graph": "g", "variant": variant, "status": "ok", "source": source,
+                             "trial": trial, "solve_ms": (10 + source) * scale * drift,
+                             "interleaved": "a|b"})
+    runs = pd.DataFrame(rows)
+    ev = ratio(runs, {}, "g", "a", "b")
+    assert ev.units == "(source, trial) pairs" and not ev.drift and "interleaved" in ev.detail
+    est = ev.estimate(np.random.default_rng(0))
+    assert est.low == pytest.approx(1 / 0.9) == est.high  # the drift cancels in every pair
+    apart = runs.drop(columns="interleaved")
+    assert max(drift_between(apart, "g", ["a", "b"])) == pytest.approx(np.log(1.04))
+    est = ratio(apart, {}, "g", "a", "b").estimate(np.random.default_rng(0))
+    assert est.high - est.low > 0.05  # the passes' 4% could fall on either side

@@ -163,6 +163,13 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
         return gone
     a, b = per_source(runs, graph, num, column), per_source(runs, graph, den, column)
     both = a.index.intersection(b.index)
+    rows = (trial_table(runs, graph, [num, den], column)
+            if column == "solve_ms" and interleaved(runs, graph, [num, den]) else None)
+    if rows is not None:  # timed back to back: trial t of each at a source is the unit
+        return Bootstrap(groups=[rows], statistic=_ratio_paired, units="(source, trial) pairs",
+                         n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                         detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} "
+                                f"{label}, timed interleaved")
     if len(both):  # paired by source (or by trial, for one source)
         pairs = np.column_stack([a[both], b[both]])
         stat = _ratio_paired
