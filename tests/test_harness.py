@@ -162,6 +162,56 @@ def test_a_wrong_answer_in_warmup_raises_too(off_by_one_solver, tiny_graph):
         measure(tiny_graph, spec, log=quiet)
 
 
+@pytest.fixture
+def recording_solvers():
+    """Two registered CPU solvers (right answers) that write each solve into one shared log."""
+    calls, names = [], [f"rec_{c}_{uuid.uuid4().hex[:6]}" for c in "ab"]
+
+    def make(name):
+        class Recording:
+            upload_ms = 0.0
+            device_bytes = 0
+
+            def __init__(self, graph):
+                self.graph = graph
+
+            def solve(self, source, *, count=False):
+                calls.append((name, int(source)))
+                return SolveResult(verify.reference_distances(self.graph, source), 1.0)
+
+        return Recording
+
+    for n in names:
+        base.register(n, device="cpu", document="reference", description="records its calls")(make(n))
+    yield names, calls
+    for n in names:
+        base._REGISTRY.pop(n, None)
+
+
+def test_interleaved_runs_take_turns_per_source_and_trial(recording_solvers, tiny_graph):
+    """Issue 30, item 4: trial t of each competing run back to back at each source (order
+    rotated each trial), so a drift of the machine hits them alike."""
+    from graphrepro.errors import InputError
+    from graphrepro.harness import measure_interleaved
+
+    (a, b), calls = recording_solvers
+    sources = [0, 1]
+    specs = [run_spec(tiny_graph, r, sources, trials=3, warmup=1) for r in (a, b)]
+    tables = measure_interleaved(tiny_graph, specs, log=quiet)
+    timed = calls[2:]  # after one warm-up each
+    assert timed == [(a, 0), (b, 0), (b, 0), (a, 0), (a, 0), (b, 0),
+                     (a, 1), (b, 1), (b, 1), (a, 1), (a, 1), (b, 1)]
+    for r, table in zip((a, b), tables):
+        assert list(table["variant"].unique()) == [r]
+        assert list(zip(table["source"], table["trial"])) == [
+            (int(tiny_graph.label_of(s)), t) for s in sources for t in range(3)]
+        assert set(table["interleaved"]) == {f"{a}|{b}"}
+    # one run alone is measure() as before: no interleaved column
+    assert "interleaved" not in measure(tiny_graph, specs[0], log=quiet).columns
+    with pytest.raises(InputError, match="share sources"):
+        measure_interleaved(tiny_graph, [specs[0], run_spec(tiny_graph, b, [0], trials=3)], log=quiet)
+
+
 def test_the_wrong_solver_is_gone_after_its_test():
     assert not [name for name in base._REGISTRY if name.startswith("off_by_one_")]
 

@@ -142,6 +142,28 @@ def test_a_param_contradicting_the_run_id_is_refused(tmp_path, capsys):
     assert main([*common, "--solver", "delta_stepping", "--param", "delta=7"]) == 0
 
 
+def test_run_interleaves_competing_runs_into_a_table_each(tmp_path, capsys):
+    import json
+
+    import pandas as pd
+
+    from graphrepro.cli import main
+
+    gr, src = _graph_and_sources(tmp_path, 1, "g")
+    a, b = tmp_path / "dijkstra.csv", tmp_path / "delta.csv"
+    run = ["run", str(gr), "--solver", "dijkstra", "--sources", str(src), "--trials", "2",
+           "--warmup", "0", "--output", str(a), "--interleave", "delta_stepping@delta=5"]
+    assert main([*run, "--interleave-output", str(b), str(b)]) == 2
+    assert "--interleave names 1 runs and --interleave-output 2 files" in capsys.readouterr().err
+    assert main([*run, "--interleave-output", str(b)]) == 0
+    for path, variant in ((a, "dijkstra"), (b, "delta_stepping@delta=5")):
+        table = pd.read_csv(path)
+        assert list(table["variant"].unique()) == [variant] and len(table) == 6
+        assert set(table["interleaved"]) == {"dijkstra|delta_stepping@delta=5"}
+        prov = json.loads(path.with_suffix(".provenance.json").read_text())
+        assert prov["interleaved"] == ["dijkstra", "delta_stepping@delta=5"]
+
+
 def test_another_graphs_sources_are_refused_before_anything_is_timed(tmp_path, capsys):
     import json
 

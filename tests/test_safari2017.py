@@ -85,6 +85,19 @@ def test_lbr_counters_on_a_hand_checked_graph(path_graph):
         "atomics": 4}
 
 
+def test_lbr_without_blind_launches_is_the_section_4_control(path_graph):
+    # blind=0: N = 0 whatever the calibration says, so every launch reads its flag back
+    r = solve(path_graph, "lbr@k=2,t=1,blind=0", 0, calibration_iterations=30)
+    assert r.distances.tolist() == [0, 1, 2, 3, 4]
+    assert (r.counters["blind_launches"], r.counters["host_round_trips"]) == (0, 3)
+    graph = GRAPHS["road"]()
+    for source in draw_sources(graph, 2, seed=11):
+        solve(graph, "lbr@blind=0", int(source), calibration_iterations=40)
+    with pytest.raises(InputError, match="blind must be"):
+        spec, params = resolve("lbr@blind=2")
+        spec.factory(path_graph, **params)
+
+
 def test_lbr_rejects_bad_parameters(path_graph):
     for run_id in ("lbr@k=0", "lbr@k=9", "lbr@t=0", "lbr_persistent@threads_per_block=2048"):
         with pytest.raises(InputError):  # at resolve (generic ranges) or in the factory (k <= 5)

@@ -111,3 +111,52 @@ rule merge_run_shards:
 
 
 ruleorder: merge_run_shards > run_solver
+
+
+# A target's `interleave:` runs are timed in one job per graph (`graphrepro run --interleave`):
+# per source, trial t of each back to back, so a drift of the machine while they run hits them
+# alike and the ledger compares them paired by (source, trial) with no drift allowance (issue
+# 30). These rules name their files outright, and snakemake prefers a rule without wildcards to
+# run_solver for them.
+INTERLEAVED = sorted({(g, tuple(t["interleave"])) for t in config["targets"].values()
+                      if t.get("interleave") for g in t.get("graphs") or []})
+
+
+def interleaved_calibration(graph, run_ids):
+    by = sorted({resolve(r)[0].calibrated_by for r in run_ids} - {None})
+    return [f"{RES}/calibration/{graph}/{b}.json" for b in by]
+
+
+for _n, (_graph, _ids) in enumerate(INTERLEAVED):
+
+    rule:
+        name:
+            f"run_interleaved_{_n}"
+        input:
+            graph=f"{RES}/graphs/{_graph}.npz",
+            sources=f"{RES}/sources/{_graph}.json",
+            calibration=interleaved_calibration(_graph, _ids),
+        output:
+            tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids],
+            provenance=[f"{RES}/runs/{_graph}/{run_file_id(r)}.provenance.json" for r in _ids],
+        params:
+            py=PY,
+            trials=config["measure"]["trials"],
+            warmup=config["measure"]["warmup"],
+            first=_ids[0],
+            rest=list(_ids[1:]),
+            rest_tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids[1:]],
+            calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+        threads: timed_threads(solver_device(_ids[0]))
+        resources:
+            **timed(lambda w, d=solver_device(_ids[0]): d, lambda w, g=_graph: graph_mem_mb(g),
+                    runtime=15 * len(_ids)),
+        log:
+            f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log",
+        conda:
+            conda_env(solver_device(_ids[0]))
+        shell:
+            "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
+            "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+            "{params.calibration:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
+            "--interleave-output {params.rest_tables:q} 2> {log:q}"

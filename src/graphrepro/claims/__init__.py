@@ -3,10 +3,10 @@
 from .ledger import (LEDGER_COLUMNS, claims_path, collect, counts, fill_verdicts, judge_target,
                      load_claims, split_ids, summary)
 from .rule import (KINDS, VERDICTS, Across, Band, Bootstrap, Estimate, Evidence, Exact, Fit,
-                   Spread, Sweep, Untestable, Validated, judge, printed_band)
+                   Readings, Spread, Sweep, Untestable, Validated, judge, printed_band)
 
 __all__ = ["KINDS", "LEDGER_COLUMNS", "VERDICTS", "Across", "Band", "Bootstrap", "Estimate",
-           "Evidence", "Exact", "Fit", "Spread", "Sweep", "Untestable", "Validated",
+           "Evidence", "Exact", "Fit", "Readings", "Spread", "Sweep", "Untestable", "Validated",
            "claims_path", "collect",
            "counts", "fill_verdicts", "judge", "judge_target", "load_claims", "printed_band",
            "split_ids", "summary"]

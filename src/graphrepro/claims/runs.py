@@ -45,6 +45,45 @@ def aligned(series) -> np.ndarray | None:
     return df.to_numpy() if len(df) else None
 
 
+def interleaved(runs: pd.DataFrame, graph: str, variants) -> bool:
+    """Whether ``variants`` were timed interleaved on ``graph``: trial t of every one of them at
+    a source back to back (``harness.measure.measure_interleaved``, its rows' ``interleaved``
+    column naming one group), so a drift of the machine hits them alike."""
+    if "interleaved" not in runs.columns:
+        return False
+    mine = runs[(runs["graph"] == graph) & runs["variant"].isin(list(variants))]
+    groups = set(mine["interleaved"].fillna("").astype(str))
+    return len(mine) > 0 and len(groups) == 1 and "" not in groups
+
+
+def trial_table(runs: pd.DataFrame, graph: str, variants, column: str = "solve_ms"):
+    """Rows (source, trial), columns ``variants``: the units a bootstrap over (source, trial)
+    pairs resamples (None when one variant did not run or they share no such pair)."""
+    series = []
+    for v in variants:
+        ok = runs[(runs["graph"] == graph) & (runs["variant"] == v) & (runs["status"] == "ok")]
+        if ok.empty or column not in ok:
+            return None
+        series.append(ok.set_index(["source", "trial"])[column].astype(float))
+    df = pd.concat(series, axis=1, join="inner")
+    return df.to_numpy() if len(df) else None
+
+
+def pass_drift(runs: pd.DataFrame, graph: str, variants, column: str = "solve_ms") -> list[float]:
+    """How far whole passes drifted: for each variant, |log| of the mean over sources of one
+    trial over another's (trial t of every source is one pass; a run times its sources' trials
+    in turn, so its passes are minutes apart, as two runs timed one after the other are)."""
+    out = []
+    for v in variants:
+        ok = runs[(runs["graph"] == graph) & (runs["variant"] == v) & (runs["status"] == "ok")]
+        if ok.empty or column not in ok:
+            continue
+        means = ok.pivot_table(index="source", columns="trial", values=column).dropna().mean()
+        out += [abs(float(np.log(means.iloc[j] / means.iloc[i])))
+                for i in range(len(means)) for j in range(i + 1, len(means))]
+    return out
+
+
 def units_of(runs: pd.DataFrame, graph: str, variant: str) -> str:
     """'5 sources x 3 trials' for one (graph, run id)."""
     ok = runs[(runs["graph"] == graph) & (runs["variant"] == variant) & (runs["status"] == "ok")]
@@ -124,6 +163,13 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
         return gone
     a, b = per_source(runs, graph, num, column), per_source(runs, graph, den, column)
     both = a.index.intersection(b.index)
+    rows = (trial_table(runs, graph, [num, den], column)
+            if column == "solve_ms" and interleaved(runs, graph, [num, den]) else None)
+    if rows is not None:  # timed back to back: trial t of each at a source is the unit
+        return Bootstrap(groups=[rows], statistic=_ratio_paired, units="(source, trial) pairs",
+                         n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                         detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} "
+                                f"{label}, timed interleaved")
     if len(both):  # paired by source (or by trial, for one source)
         pairs = np.column_stack([a[both], b[both]])
         stat = _ratio_paired
@@ -133,7 +179,21 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
         stat = _ratio_unpaired
     return Bootstrap(groups=groups, statistic=stat, units=unit_name(runs, graph, num),
                      n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                     drift=drift_between(runs, graph, [num, den], column),
                      detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} {label}")
+
+
+def drift_between(runs: pd.DataFrame, graph: str, variants, column: str = "solve_ms") -> list:
+    """The drifts a comparison of ``variants``' times on ``graph`` must allow for: none when they
+    were timed interleaved, or for counts (which do not drift), or with one source (its trials
+    are already the units); else the drifts seen between passes of every run on the graph
+    (pass_drift): a drift is the machine's, whichever run it happened to show in."""
+    if column != "solve_ms" or interleaved(runs, graph, variants):
+        return []
+    mine = runs[(runs["graph"] == graph) & runs["variant"].isin(list(variants))]
+    if mine["source"].nunique() < 2:
+        return []
+    return pass_drift(runs, graph, pd.unique(runs.loc[runs["graph"] == graph, "variant"]), column)
 
 
 def _ratio_paired(groups):
@@ -155,9 +215,11 @@ def left_out(reasons: dict) -> str:
                                      for reason, gs in by_reason.items()) if reasons else "")
 
 
-def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
+def across(parts: dict, stats: dict, what: str = "graphs", whole: int | None = None) -> Evidence:
     """One claim over several graphs: every part judged together (see rule.Across); parts that
-    could not be measured are left out and named, and if none is left, the first reason."""
+    could not be measured are left out and named, and if none is left, the first reason. The
+    claim speaks of ``whole`` graphs (default: every part given, the left-out ones too), so a
+    claim judged on fewer is shown on part of its scope only."""
     ok = {g: e for g, e in parts.items() if not isinstance(e, Untestable)}
     gone = {g: e for g, e in parts.items() if isinstance(e, Untestable)}
     if not ok:
@@ -167,4 +229,4 @@ def across(parts: dict, stats: dict, what: str = "graphs") -> Evidence:
     ns = sorted({e.n for e in ok.values()})
     return Across(parts=list(ok.values()), labels=list(ok), what=what, detail=detail,
                   n=f"{len(ok)} {what} x " + " / ".join(ns) if ns else "",
-                  data=data_of(stats, ok))
+                  data=data_of(stats, ok), whole=max(whole or 0, len(parts)))

@@ -78,14 +78,38 @@ def cmd_run(args) -> int:
         part = shard_slice(len(sources), parse_shard(args.shard))
         sources, digests = sources[part], digests[part]
     spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
-    table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
-    out = atomic.write_csv(table, args.output)
-    prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
-                       "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
-                       **({"shard": args.shard} if args.shard else {})})
-    prov.update(_peer_build(args.solver))
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    others = list(args.interleave or [])
+    outputs = list(args.interleave_output or [])
+    if len(others) != len(outputs):
+        raise InputError(f"--interleave names {len(others)} runs and --interleave-output "
+                         f"{len(outputs)} files: one each")
+    specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
+                              warmup=args.warmup) for r in others]
+    from ..harness import measure_interleaved
+
+    tables = (measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr)) if others
+              else [measure(graph, spec, log=lambda m: print(m, file=sys.stderr))])
+    for s, table, output in zip(specs, tables, [args.output, *outputs]):
+        out = atomic.write_csv(table, output)
+        prov = provenance({"graph": args.graph, "solver": s.solver, "params": s.params,
+                           "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
+                           **({"shard": args.shard} if args.shard else {}),
+                           **({"interleaved": [x.solver for x in specs]} if others else {})})
+        if others:  # said in the record too, not only in its config hash
+            prov["interleaved"] = [x.solver for x in specs]
+        prov.update(_peer_build(s.solver))
+        atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
+
+
+def _params_for(run_id: str, args) -> dict:
+    """An interleaved run's parameters: --param, and the calibration where its solver takes one."""
+    from ..solvers import resolve
+
+    params = _params(args.param)
+    if args.calibration and resolve(run_id)[0].calibrated_by:
+        params = {**_calibrated(run_id, Path(args.calibration)), **params}
+    return params
 
 
 def _peer_build(run_id: str) -> dict:
@@ -114,6 +138,11 @@ def add_run(sub) -> None:
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
+    sp.add_argument("--interleave", nargs="+", metavar="RUN_ID",
+                    help="time these runs interleaved with --solver: per source, trial t of each "
+                         "back to back, so drift hits them alike (each to its --interleave-output)")
+    sp.add_argument("--interleave-output", nargs="+", metavar="CSV",
+                    help="the tables of the --interleave runs, in their order")
     sp.set_defaults(func=cmd_run)
 
 

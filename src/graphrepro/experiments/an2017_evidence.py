@@ -97,7 +97,36 @@ def evidence_fig2(claims, runs, stats) -> dict:
             n=units_of(runs, g, basic), data=data_of(stats, [g])))
     return {"a.fig2.edge": across(edge, stats),
             "a.fig2.pull": across({g: ratio(runs, stats, g, "an_bf_outgoing", "an_bf_incoming")
-                                   for g in graphs}, stats)}
+                                   for g in graphs}, stats),
+            "a.fig2.atomics": _atomics_share(runs, stats, graphs)}
+
+
+NO_ATOMICS = "an_bf_outgoing@atomics=0"
+
+
+def _atomics_share(runs, stats, graphs):
+    """How much of outgoing's gap to incoming its atomics make: (outgoing - outgoing without
+    atomics) / (outgoing - incoming), paired by source, on each graph the control ran."""
+    have = [g for g in graphs if not missing(runs, g, NO_ATOMICS)]
+    if not have:
+        return Untestable(reason=f"run pending: the control {NO_ATOMICS} is in config/h100.yaml's "
+                                 f"an2017_fig2, not yet run")
+    parts = {}
+    for g in graphs:
+        cols = [per_source(runs, g, v) for v in ("an_bf_outgoing", NO_ATOMICS, "an_bf_incoming")]
+        a = aligned(cols)
+        parts[g] = (missing(runs, g, "an_bf_outgoing", NO_ATOMICS, "an_bf_incoming")
+                    or (Untestable(reason=f"{g}: no source all three ran") if a is None else
+                        Bootstrap(groups=[a], statistic=_gap_share, n=units_of(runs, g, NO_ATOMICS),
+                                  units=unit_name(runs, g, NO_ATOMICS), data=data_of(stats, [g]),
+                                  detail=f"{g}: outgoing {a[:, 0].mean():.4g} ms, without atomics "
+                                         f"{a[:, 1].mean():.4g} ms, incoming {a[:, 2].mean():.4g} ms")))
+    return across(parts, stats)
+
+
+def _gap_share(groups) -> float:
+    g = groups[0].mean(axis=0)
+    return (g[0] - g[1]) / (g[0] - g[2])
 
 
 def _vertex_over_edge(groups) -> float:

@@ -13,6 +13,8 @@ import pandas as pd
 from ..claims.rule import Bootstrap, Fit, Untestable
 from ..claims.runs import across, data_of, missing, per_source, ratio, units_of
 
+# the thread-per-vertex kernel singla's edge kernel set out to replace (its reference [14])
+VERTEX_BASED = "harish"
 ALGORITHMS = {"singla_fig7_9": ("dijkstra", "singla_dijkstra"),
               "singla_fig8_10": ("bfs", "singla_bfs")}
 
@@ -42,6 +44,12 @@ def evidence(target: str):
             cid, subject = claim["claim_id"], claim["subject"]
             if claim["untestable"]:
                 out[cid] = Untestable(reason="hardware")
+            elif cid == "s.edge_vs_vertex":  # thread per edge against Harish's per vertex
+                have = [g for g in graphs if not missing(runs, g, VERTEX_BASED, gpu)]
+                out[cid] = (across({g: ratio(runs, stats, g, VERTEX_BASED, gpu) for g in graphs},
+                                   stats) if have else Untestable(
+                    reason=f"run pending: {VERTEX_BASED} beside {gpu} on the sweep's graphs is in "
+                           f"config/h100.yaml's {target}, not yet run"))
             elif cid.endswith(".faster"):
                 out[cid] = across({g: ratio(runs, stats, g, cpu, gpu) for g in graphs}, stats)
             elif subject:  # a quoted point: every graph standing for it

@@ -284,3 +284,19 @@ def check_sums(graph) -> None:
 def check_source(graph: CSRGraph, source: int) -> None:
     if not 0 <= source < graph.num_vertices:
         raise InputError(f"source {source} is out of range 0..{graph.num_vertices - 1}")
+
+
+
+def space_words(arrays: dict) -> tuple[int, int]:
+    """(words per vertex, words per arc) of a solver's declared device arrays ({name: "V",
+    "2V", "A", "1"}): space as a paper counts it, one word an entry whatever the dtype."""
+    per = {"V": 0, "A": 0}
+    for name, size in arrays.items():
+        size = str(size)
+        if size == "1":
+            continue
+        count, unit = size[:-1] or "1", size[-1]
+        if unit not in per or not count.isdigit():
+            raise ValueError(f"array {name}: size {size!r} is not <n>V, <n>A or 1")
+        per[unit] += int(count)
+    return per["V"], per["A"]

@@ -260,6 +260,50 @@ def _outgoing_kernel(count: bool):
     return relax
 
 
+def _outgoing_plain_kernel(count: bool):
+    """Alg. 8 with its atomicMin replaced by a plain read, compare and write: the control that
+    shows what the atomics cost. Two threads improving one vertex at once can lose the smaller
+    value to the larger; DenseOutgoingPlain repairs that afterwards."""
+    key = ("outgoing_plain", count)
+    if key in _kernels:
+        return _kernels[key]
+
+    @cuda.jit(cache=True)
+    def relax(matrix, dist, mask, mask1, flag, counters):
+        u = cuda.grid(1)
+        n = dist.shape[0]
+        # the repair's pass activates every vertex: one not reached yet has nothing to push
+        if u < n and mask[u] == 1 and dist[u] != INF:
+            du = dist[u]
+            relaxed = 0
+            improving = 0
+            for v in range(n):
+                w = matrix[u, v]
+                if w != NO_EDGE:
+                    cand = du + w
+                    relaxed += 1
+                    if cand < dist[v]:  # racy on purpose: no atomic
+                        dist[v] = cand
+                        mask1[v] = 1
+                        flag[0] = 1
+                        improving += 1
+            if count and relaxed > 0:
+                cuda.atomic.add(counters, 0, relaxed)
+                cuda.atomic.add(counters, 1, improving)
+
+    @cuda.jit(cache=True)
+    def activate_all(mask, mask1, flag):
+        v = cuda.grid(1)
+        if v < mask.shape[0]:
+            mask[v] = 1
+            mask1[v] = 0
+            if v == 0:
+                flag[0] = 0
+
+    _kernels[key] = relax, activate_all
+    return _kernels[key]
+
+
 # --- Alg. 1: the host loop every variant shares ------------------------------------------------
 
 class _MaskedBellmanFord:
@@ -445,6 +489,36 @@ class DenseOutgoing(_DenseMatrixSolver):
                              self.counters)
 
 
+class DenseOutgoingPlain(DenseOutgoing):
+    """The outgoing version without atomics. A plain write may leave dist[v] above d[u] + w
+    when a larger candidate overwrote a smaller one; every value written is still a path's
+    length, so once a pass of every vertex improves nothing, every arc holds and the distances
+    are exact. That pass (and any rounds it restarts) is counted in the iterations."""
+
+    atomics_per_relaxation = 0
+
+    def relax_launch(self, stream, count: bool, row_stop: int) -> launch.Launch:
+        return launch.Launch(_outgoing_plain_kernel(count)[0], self.vertex_blocks,
+                             self.threads_per_block, stream, self.matrix, self.dist, self.mask,
+                             self.mask1, self.flag, self.counters)
+
+    def _iterate(self, stream, count: bool, row_stop: int, tally: dict) -> None:
+        super()._iterate(stream, count, row_stop, tally)
+        self.repair(stream, count, row_stop, tally)
+
+    def repair(self, stream, count: bool, row_stop: int, tally: dict) -> None:
+        """Rounds from every vertex until one of them improves nothing."""
+        activate_all = _outgoing_plain_kernel(count)[1]
+        while True:
+            activate_all[self.vertex_blocks, self.threads_per_block, stream](
+                self.mask, self.mask1, self.flag)
+            tally["kernel_launches"] += 1
+            before = tally["iterations"]
+            super()._iterate(stream, count, row_stop, tally)
+            if tally["iterations"] - before <= 1:
+                return
+
+
 class EdgeList(_MaskedBellmanFord):
     """Alg. 6: three arc arrays s, e, w (the CSR's arcs in order: s from indptr, e = indices)."""
 
@@ -503,7 +577,11 @@ def an_bf_incoming(graph, threads_per_block=256):
 @register("an_bf_outgoing", device="gpu", document="an2017",
           description="vertex-parallel Bellman-Ford, each active vertex pushes along its outgoing "
                       "arcs (matrix row) with atomicMin (an2017 Alg. 8)",
-          defaults={"threads_per_block": 256},
+          defaults={"threads_per_block": 256, "atomics": 1},
           static_counters={**_COMMON, "atomic_statements": 1})
-def an_bf_outgoing(graph, threads_per_block=256):
-    return DenseOutgoing(graph, threads_per_block)
+def an_bf_outgoing(graph, threads_per_block=256, atomics=1):
+    if atomics not in (0, 1):
+        raise InputError(f"atomics must be 1 (atomicMin, Alg. 8) or 0 (the plain-write control), "
+                         f"got {atomics}")
+    # atomics=0: the control for Fig. 2's "the gap is due to the atomic operations"
+    return (DenseOutgoing if atomics else DenseOutgoingPlain)(graph, threads_per_block)

@@ -77,6 +77,15 @@ def _compile(count: bool):
     return _kernels[count]
 
 
+# The arrays the algorithm keeps on the device, as safari2017's Table 2 counts space (one word
+# an entry, whatever dtype we chose: int64 distances, a byte mask), by what each is indexed by:
+# "V" per vertex (the CSR offsets count as one, their extra entry aside), "A" per arc, "1" a
+# constant. The counters array is our instrumentation, not the algorithm's.
+# tests/test_space_words.py checks these against the arrays a prepared solver holds.
+DEVICE_ARRAYS = {"indptr": "V", "indices": "A", "weights": "A", "d": "V", "up": "V", "fa": "V",
+                 "f": "1"}
+
+
 class _Harish:
     def __init__(self, graph, threads_per_block: int):
         gpu.require_cuda()

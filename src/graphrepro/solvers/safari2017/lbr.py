@@ -243,6 +243,12 @@ def _check_params(k: int, t: int, threads_per_block: int) -> None:
         raise InputError(f"threads_per_block must be 1..1024, got {threads_per_block}")
 
 
+# The arrays LBR keeps on the device, counted as safari2017's Table 2 counts space (see
+# harish.DEVICE_ARRAYS): two flag arrays of V, the flag words a constant.
+DEVICE_ARRAYS = {"indptr": "V", "indices": "A", "weights": "A", "d": "V", "flags": "2V",
+                 "words": "1"}
+
+
 class _DeviceGraph:
     """The graph and LBR's state on the device: CSR, d, two flag arrays, flag words, tallies."""
 
@@ -278,12 +284,13 @@ class _DeviceGraph:
 
 
 class _LBR(_DeviceGraph):
-    def __init__(self, graph, k, t, n, calibration_iterations, threads_per_block):
+    def __init__(self, graph, k, t, n, calibration_iterations, threads_per_block, blind=1):
         super().__init__(graph, k, t, threads_per_block)
         if n < 0 and calibration_iterations < 0:
             raise InputError("n (blind launches) and calibration_iterations must not be negative")
-        # Alg. 6's N: given, else the paper's offline calibration (min Harish iterations / k).
-        self.blind_launches = n if n > 0 else calibration_iterations // k
+        # Alg. 6's N: given, else the paper's offline calibration (min Harish iterations / k);
+        # blind=0 is the control section 4's claim needs: N = 0, every launch reads back its flag
+        self.blind_launches = 0 if not blind else n if n > 0 else calibration_iterations // k
         owners = (self.n + t - 1) // t
         self.blocks = gpu.blocks_for(owners, threads_per_block)
         self._prepared = {}
@@ -377,14 +384,18 @@ FRONTIERS = ("queue", "flags")
           description="Locality-based relaxation: k-deep DFS waves, t vertices per thread, two "
                       "flag arrays, N blind launches then a flag loop (safari2017 Alg. 6-9)",
           defaults={**_PARAMS, "n": 0, "calibration_iterations": 0,
-                    "threads_per_block": THREADS_PER_BLOCK},
+                    "threads_per_block": THREADS_PER_BLOCK, "blind": 1},
           static_counters={"kernels_per_iteration": 1, "atomic_statements": 1},
           calibrated_by="harish")
-def lbr(graph, k=4, t=2, n=0, calibration_iterations=0, threads_per_block=THREADS_PER_BLOCK):
+def lbr(graph, k=4, t=2, n=0, calibration_iterations=0, threads_per_block=THREADS_PER_BLOCK,
+        blind=1):
     if n < 0 or calibration_iterations < 0:
         raise InputError(f"n (blind launches) and calibration_iterations must be >= 0, got "
                          f"{n} and {calibration_iterations}")
-    return _LBR(graph, k, t, n, calibration_iterations, threads_per_block)
+    if blind not in (0, 1):
+        raise InputError(f"blind must be 1 (N blind launches, the paper's LBR) or 0 (none: "
+                         f"the control of section 4), got {blind}")
+    return _LBR(graph, k, t, n, calibration_iterations, threads_per_block, blind)
 
 
 @register("lbr_persistent", device="gpu", document="safari2017",
