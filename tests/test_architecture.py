@@ -23,7 +23,7 @@ LAYERS = (
     ("datasets", {"datasets"}),
     ("claims and verdicts", {"claims"}),
     ("experiments", {"experiments"}),
-    ("config and report", {"configs", "configcheck", "report"}),
+    ("config and report", {"configs", "configcheck", "plan", "report"}),
     ("command line", {"cli", "__main__"}),
 )
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}

@@ -30,6 +30,7 @@ rule run_solver:
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+        pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
         # no run's time includes another's load: see timed_resources (common.smk)
@@ -43,7 +44,7 @@ rule run_solver:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.pin:q} {params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
@@ -71,6 +72,7 @@ rule run_solver_shard:
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
+        pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
     resources:
         **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
@@ -79,7 +81,7 @@ rule run_solver_shard:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.pin:q} {params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 

@@ -25,7 +25,7 @@ _COMMANDS = (
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
     graphs.add_fetch, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,
     terrain.add_terrain_compare, terrain.add_dem, terrain.add_dem_standin,
-    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_calibrate, runs.add_transfers,
+    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_plan, runs.add_calibrate, runs.add_transfers,
     experiments.add_compare,
     report.add_report, report.add_claims,
     experiments.add_retabulate,
@@ -58,6 +58,10 @@ def main(argv=None) -> int:
     try:
         # a signal held while `python -m graphrepro` loaded (__main__) is raised here, handled
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        if argv is None:  # a process of its own: its share of the host's cores (placement.py)
+            from ..placement import pin_cpus
+
+            pin_cpus()
         args = build_parser().parse_args(argv)
         _check_outputs(args)
         return args.func(args)

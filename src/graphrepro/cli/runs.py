@@ -23,11 +23,9 @@ def cmd_sources(args) -> int:
         raise InputError("--count must be at least 1")
     graph = load_graph(args.graph, args.format, name=args.name)
     sources = draw_sources(graph, args.count, args.seed)
-    digests, reference_ms = [], []
-    for s in sources:
-        t0 = time.perf_counter()
-        digests.append(verify.digest(verify.reference_distances(graph, int(s))))
-        reference_ms.append((time.perf_counter() - t0) * 1e3)
+    if args.workers < 1:
+        raise InputError("--workers must be at least 1")
+    digests, reference_ms = verify.reference_digests(graph, sources, args.workers)
     origin = _origin_of(args.graph)
     stands_for = args.stands_for or (origin or {}).get("document_name")
     record = {"graph": graph.name, "graph_digest": verify.graph_digest(graph), "seed": args.seed,
@@ -46,6 +44,9 @@ def add_sources(sub) -> None:
     sp.add_argument("--count", type=int, required=True)
     sp.add_argument("--seed", type=int, required=True)
     sp.add_argument("--stands-for", default=None, help="the document's graph this one stands in for")
+    sp.add_argument("--workers", type=int, default=1,
+                    help="threads computing the reference distances (the same digests whatever "
+                         "the number; the workflow gives the job's threads)")
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_sources)
 
@@ -59,6 +60,10 @@ def _origin_of(graph_path) -> dict | None:
 
 
 def cmd_run(args) -> int:
+    from ..harness.provenance import process_age_s
+
+    started = process_age_s()  # interpreter start and imports so far: the job's start-up
+    t0 = time.perf_counter()
     from ..harness import RunSpec, measure, provenance
 
     if args.trials < 1 or args.warmup < 0:
@@ -66,7 +71,9 @@ def cmd_run(args) -> int:
 
     from ..harness.files import read_sources
 
+    imported = time.perf_counter()
     graph = load_graph(args.graph, args.format, name=args.name)
+    loaded = time.perf_counter()
     record = read_sources(args.sources, graph.num_vertices, graph)
     params = _params(args.param)
     if args.calibration:
@@ -78,11 +85,20 @@ def cmd_run(args) -> int:
         part = shard_slice(len(sources), parse_shard(args.shard))
         sources, digests = sources[part], digests[part]
     spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
-    table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr))
+    checked = time.perf_counter()
+    phases = {}
+    table = measure(graph, spec, log=lambda m: print(m, file=sys.stderr), phases=phases)
     out = atomic.write_csv(table, args.output)
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
                        **({"shard": args.shard} if args.shard else {})})
+    # the job's wall time and where it went: what `graphrepro plan` predicts the next run from
+    done = time.perf_counter()
+    job = {"startup_s": started, "imports_s": imported - t0, "graph_load_s": loaded - imported,
+           "sources_check_s": checked - loaded, **phases,
+           "provenance_write_s": done - checked - sum(phases.values()),
+           "wall_s": (started or 0.0) + done - t0, "sources": len(sources)}
+    prov["job"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in job.items()}
     atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
@@ -212,3 +228,36 @@ def add_transfers(sub) -> None:
                          "version whose transfer share the document reports")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
     sp.set_defaults(func=cmd_transfers)
+
+
+def cmd_plan(args) -> int:
+    """Jobs, GPU- and CPU-seconds per target and the expected wall time of a config on a host."""
+    from .. import configs
+    from ..plan import format_plan, plan
+
+    if args.gpus < 1 or args.cores < 2:
+        raise InputError("--gpus must be at least 1 and --cores at least 2")
+    config = configs.load(args.configfile)
+    result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
+                                                      config.get("reference", "reports/reference")),
+                  Path(args.results) if args.results else None, args.timed_cores)
+    if args.json:
+        atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
+    print(format_plan(result))
+    return 0
+
+
+def add_plan(sub) -> None:
+    sp = sub.add_parser("plan", help="jobs, GPU- and CPU-seconds per target and the expected wall "
+                                     "time of a config on a host of N GPUs and C cores")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--gpus", type=int, default=1)
+    sp.add_argument("--cores", type=int, default=16)
+    sp.add_argument("--timed-cores", type=int, default=None,
+                    help="cores kept for CPU timings (default: a quarter, at most 16)")
+    sp.add_argument("--results", help="the results folder whose recorded wall times are read "
+                                      "(default: the config's)")
+    sp.add_argument("--reference", help="committed runs to estimate from (default: the config's "
+                                        "reference folder)")
+    sp.add_argument("--json", help="also write the plan here")
+    sp.set_defaults(func=cmd_plan)

@@ -32,7 +32,14 @@ class RunSpec:
     warmup: int = 1
 
 
-def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
+def measure(graph: CSRGraph, spec: RunSpec, log=print, phases: dict | None = None) -> pd.DataFrame:
+    """The run table; ``phases`` (a dict, if given) gets the seconds of each part of the job
+    around the timed solves (prepare, warmup, counting passes, timed passes, verification), so
+    the job's overhead can be told from its work."""
+    import time
+
+    phases = {} if phases is None else phases
+    clock = time.perf_counter
     solver, params = resolve(spec.solver, **spec.params)
     if len(spec.digests) != len(spec.sources) or not spec.sources:
         raise InputError(f"{len(spec.sources)} sources and {len(spec.digests)} digests: one each")
@@ -48,6 +55,7 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
         log(f"{solver.name} on {graph.name}: {NOT_RUN_NO_GPU}")
         return pd.DataFrame([{**base, "source": int(graph.label_of(s)), "trial": None,
                               "status": NOT_RUN_NO_GPU, "device_name": "none"} for s in spec.sources])
+    t0 = clock()
     try:
         prepared = solver.prepare(graph, **params)
     except NotBuildableHere as e:  # a native baseline without g++ or Boost here: say so, go on
@@ -56,18 +64,26 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
                               "status": e.status, "device_name": "none"}
                              for s in spec.sources])
     device_name = gpu.device_name() if solver.device == "gpu" else "cpu"
+    phases["prepare_s"] = clock() - t0
+    for key in ("warmup_s", "count_s", "timed_s", "verify_s"):
+        phases[key] = 0.0
 
-    def run(source, digest, count=False):
+    def run(source, digest, count=False, part="timed_s"):
+        t1 = clock()
         result = prepared.solve(source, count=count)
+        t2 = clock()
         verify.check(graph, source, result.distances, solver=solver.name, expected_digest=digest,
                      metric=solver.metric)
+        phases[part] += t2 - t1
+        phases["verify_s"] += clock() - t2
         return result
 
     for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
-        run(spec.sources[0], spec.digests[0])
+        run(spec.sources[0], spec.digests[0], part="warmup_s")
     rows = []
     for source, digest in zip(spec.sources, spec.digests):
-        counters = dict(run(source, digest, count=True).counters) if solver.device == "gpu" else {}
+        counters = (dict(run(source, digest, count=True, part="count_s").counters)
+                    if solver.device == "gpu" else {})
         for trial in range(spec.trials):
             result = run(source, digest)
             rows.append({**base, "source": int(graph.label_of(source)), "trial": trial,
