@@ -80,6 +80,15 @@ def bind_gpu(env=None, wait_s: float | None = None, poll_s: float = 0.5) -> str 
         time.sleep(poll_s)
 
 
+def narrow_to(device: str, env=None) -> str:
+    """Make ``device`` the only one this process sees, without a lock: a GPU worker's, whose
+    clients each hold the device's lock (bind_gpu) while their job runs in it."""
+    env = os.environ if env is None else env
+    _held.update(device=device, choices=candidate_devices(env) or [device])
+    env["CUDA_VISIBLE_DEVICES"] = device
+    return device
+
+
 def placement_record(env=None) -> dict:
     """What a run's provenance says about its device and cores: what it saw and what it chose."""
     env = os.environ if env is None else env

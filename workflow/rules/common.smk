@@ -213,7 +213,11 @@ if HOST:
 
 def pin_words(device):
     """Words before a timed job's python: a CPU-timed job on the host's timed cores, with as many
-    numba threads as there are of them (recorded in its provenance); nothing elsewhere."""
+    numba threads as there are of them (recorded in its provenance); a GPU-timed run handed to
+    its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
+    nothing elsewhere."""
+    if HOST and device == "gpu":  # handed to the GPU's worker process (cli/worker.py)
+        return ["env", "GRAPHREPRO_WORKER=1"] if config.get("host_worker", True) else []
     if not HOST or "cpu" not in device:
         return []
     # a CPU-only job sees no GPU: it must not open a context on (or lock) a GPU being timed

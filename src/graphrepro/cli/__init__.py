@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from ..errors import GraphreproError, InputError
-from . import experiments, graphs, native, report, runs, solve, terrain
+from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
 
 __all__ = ["build_parser", "load_graph", "main"]
@@ -25,12 +25,13 @@ _COMMANDS = (
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
     graphs.add_fetch, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,
     terrain.add_terrain_compare, terrain.add_dem, terrain.add_dem_standin,
-    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_plan, runs.add_calibrate, runs.add_transfers,
+    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_calibrate, runs.add_transfers,
     experiments.add_compare,
     report.add_report, report.add_claims,
     experiments.add_retabulate,
     terrain.add_io_sssp, terrain.add_sssp_experiment,
     report.add_provenance,
+    runs.add_plan, worker.add_worker,
 )
 
 
@@ -64,6 +65,10 @@ def main(argv=None) -> int:
             pin_cpus()
         args = build_parser().parse_args(argv)
         _check_outputs(args)
+        if args.command == "run" and _past_deadline(args):
+            return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+        if args.command == "run" and worker.enabled():  # handed to this GPU's worker
+            return worker.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -91,6 +96,32 @@ def main(argv=None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _past_deadline(args) -> bool:
+    """Under a time-boxed call (workflow/scripts/timeboxed.py sets GRAPHREPRO_DEADLINE, a Unix
+    time, and GRAPHREPRO_ESTIMATES, the plan's seconds per output), a run that would end after
+    the deadline is not started: it says so and leaves its output to the next call."""
+    import json
+    import os
+    import time
+
+    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
+    if not deadline or os.environ.get("GRAPHREPRO_IN_WORKER") == "1":
+        return False
+    estimates = {}
+    if os.environ.get("GRAPHREPRO_ESTIMATES"):
+        try:
+            estimates = json.loads(Path(os.environ["GRAPHREPRO_ESTIMATES"]).read_text())
+        except (OSError, ValueError):
+            estimates = {}
+    need = float(estimates.get(os.path.normpath(args.output), estimates.get("default", 0.0)))
+    left = float(deadline) - time.time()
+    if need <= left:
+        return False
+    print(f"not started: {args.output} needs about {need:.0f} s and the call ends in "
+          f"{max(left, 0):.0f} s (the next call runs it)", file=sys.stderr)
+    return True
 
 
 class Terminated(KeyboardInterrupt):
