@@ -84,8 +84,10 @@ def _estimated(path: Path, device: str, trials: int, warmup: int):
     return FIXED_S + warmup * per_solve, passes * per_solve
 
 
-def plan_runs(config: dict, reference: Path, results: Path | None = None) -> list[PlannedRun]:
-    """Every timed run file the config's ready targets need, once each, with its cost."""
+def plan_runs(config: dict, reference: Path, results: Path | None = None,
+              targets=None) -> list[PlannedRun]:
+    """Every timed run file the config's ready targets (or those named) need, once each, with
+    its cost."""
     from .experiments import get_target
     from .solvers import resolve, run_file_id
 
@@ -96,7 +98,7 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None) -> lis
     seen, out = set(), []
     for name, tcfg in (config.get("targets") or {}).items():
         target = get_target(name)
-        if not target.ready:
+        if not target.ready or (targets and name not in targets):
             continue
         tcfg = tcfg or {}
         run_ids = tcfg.get("runs") or list(target.solvers)
@@ -123,12 +125,13 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None) -> lis
     return out
 
 
-def reference_seconds(config: dict, reference: Path, results: Path | None = None) -> dict:
+def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
+                      results: Path | None = None) -> dict:
     """{graph: CPU-seconds of its reference distances} for every graph a planned run uses."""
     results = Path(results or config.get("results", "results"))
     count = int(config.get("measure", {}).get("sources", 6))
     out = {}
-    for run in plan_runs(config, reference, results):
+    for run in runs:
         if run.graph in out:
             continue
         ms = None
@@ -175,13 +178,13 @@ def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
 
 
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
-         timed_cores: int | None = None) -> dict:
+         timed_cores: int | None = None, targets=None) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time."""
     sources = int(config.get("measure", {}).get("sources", 6))
-    runs = plan_runs(config, reference, results)
+    runs = plan_runs(config, reference, results, targets)
     timed_cores = timed_cores or max(1, min(16, cores // 4))
     prep_threads = max(1, cores - timed_cores - gpus)
-    refs = reference_seconds(config, reference, results)
+    refs = reference_seconds(config, runs, reference, results)
     per_target: dict = {}
     for r in runs:
         row = per_target.setdefault(r.target, {"jobs": 0, "gpu_s": 0.0, "cpu_s": 0.0,

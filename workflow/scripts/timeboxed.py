@@ -111,12 +111,17 @@ def main(argv=None) -> int:
     when = ap.add_mutually_exclusive_group(required=True)
     when.add_argument("--minutes", type=float, help="the deadline, minutes from now")
     when.add_argument("--deadline", type=float, help="the deadline, a Unix time")
-    ap.add_argument("--archive", required=True, help="where to pack what completed (tar.gz)")
+    ap.add_argument("--archive", default="timeboxed.tar.gz",
+                    help="where to pack what completed (tar.gz)")
     ap.add_argument("--resume", help="the archive a previous call left (skipped if missing)")
     ap.add_argument("--grace-s", type=float, default=60.0,
                     help="stop snakemake this long after the deadline if it still runs")
     ap.add_argument("--max-file-mb", type=float, default=8.0,
                     help="files larger than this stay out of the archive (rebuilt next time)")
+    ap.add_argument("--estimate-from", help="a results folder of an earlier run whose recorded "
+                    "wall times estimate this one's runs (default: this run's, then the "
+                    "committed reference runs)")
+    ap.add_argument("--no-pack", action="store_true", help="pack nothing (the caller packs)")
     ap.add_argument("smk", nargs=argparse.REMAINDER, help="-- then snakemake's arguments")
     args = ap.parse_args(argv)
     smk = args.smk[1:] if args.smk[:1] == ["--"] else args.smk
@@ -130,7 +135,8 @@ def main(argv=None) -> int:
         print(f"timeboxed: resumed {len(names)} files from {args.resume}", flush=True)
     config = configs.load(_configfiles(smk))
     results = Path(config.get("results", "results"))
-    reference = configs.root() / config.get("reference", "reports/reference")
+    reference = (Path(args.estimate_from) if args.estimate_from
+                 else configs.root() / config.get("reference", "reports/reference"))
     estimates = _estimates(config, results, reference)
     est_path = results / ".timeboxed-estimates.json"
     est_path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,7 +157,8 @@ def main(argv=None) -> int:
             os.killpg(proc.pid, signal.SIGKILL)
             rc = proc.wait()
     ran_s = time.time() - started
-    manifest = pack(Path(args.archive), results, args.max_file_mb)
+    manifest = ({"packed": 0, "left_out": []} if args.no_pack
+                else pack(Path(args.archive), results, args.max_file_mb))
     left = [p for p in estimates if not Path(p).is_file()]
     print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "
           f"files into {args.archive} ({len(manifest['left_out'])} left out as too large); "

@@ -100,8 +100,11 @@ def cmd_run(args) -> int:
     job = {"startup_s": started, "imports_s": imported - t0, "graph_load_s": loaded - imported,
            "sources_check_s": checked - loaded, **phases,
            "provenance_write_s": done - checked - sum(phases.values()),
-           "wall_s": (started or 0.0) + done - t0, "sources": len(sources)}
-    prov["job"] = {k: round(v, 4) if isinstance(v, float) else v for k, v in job.items()}
+           "wall_s": (started or 0.0) + done - t0, "sources": len(sources),
+           # when it ran, for the wall clock of a host's timed part (several jobs at once)
+           "start_unix": time.time() - (started or 0.0) - (done - t0), "end_unix": time.time()}
+    prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
+                   for k, v in job.items()}
     atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
@@ -263,7 +266,8 @@ def cmd_plan(args) -> int:
     config = configs.load(args.configfile)
     result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
                                                       config.get("reference", "reports/reference")),
-                  Path(args.results) if args.results else None, args.timed_cores)
+                  Path(args.results) if args.results else None, args.timed_cores,
+                  args.targets)
     if args.json:
         atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
     print(format_plan(result))
@@ -282,5 +286,6 @@ def add_plan(sub) -> None:
                                       "(default: the config's)")
     sp.add_argument("--reference", help="committed runs to estimate from (default: the config's "
                                         "reference folder)")
+    sp.add_argument("--targets", nargs="+", help="only these targets (default: every ready one)")
     sp.add_argument("--json", help="also write the plan here")
     sp.set_defaults(func=cmd_plan)

@@ -144,6 +144,8 @@ def cmd_worker(args) -> int:
     server.bind(str(path))
     server.listen(4)
     server.settimeout(args.idle_s)
+    pid_file = path.with_suffix(".pid")  # who to stop where a caller wants its workers gone now
+    pid_file.write_text(f"{os.getpid()}\n")
     from . import main
 
     jobs = 0
@@ -169,6 +171,7 @@ def cmd_worker(args) -> int:
     finally:
         server.close()
         path.unlink(missing_ok=True)
+        pid_file.unlink(missing_ok=True)
         print(f"worker for GPU {args.device}: {jobs} jobs", file=sys.stderr)
 
 
