@@ -145,7 +145,7 @@ for _name in config["targets"]:
 # The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
 # cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
 # timed_gpu), and a group job runs its steps one at a time.
-CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive",
+CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive", "cpus_per_gpu": 0,
            "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
 _timing = workflow.global_resources.get("timing")
 TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
@@ -262,6 +262,8 @@ def timed_resources(device, mem_mb=2048, runtime=60):
         "mem_mb": int(mem_mb),
         "runtime": max(1, int(runtime * float(CLUSTER["runtime_scale"]))),
         "slurm_extra": CLUSTER["timed_cpu" if alone else "timed_gpu"],
+        # the plugin's own resource (--cpus-per-gpu): its validator refuses it in slurm_extra
+        "cpus_per_gpu": int(CLUSTER["cpus_per_gpu"]) if gpu and not alone else 0,
         "gpu_model": CLUSTER["gpu_model"] if gpu else "",  # --gpus=MODEL:1 where set
     }
 
