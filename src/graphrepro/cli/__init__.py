@@ -65,6 +65,8 @@ def main(argv=None) -> int:
             pin_cpus()
         args = build_parser().parse_args(argv)
         _check_outputs(args)
+        if args.command == "worker":
+            args.main = main  # the worker runs each job it is handed through main()
         if args.command == "run" and _past_deadline(args):
             return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
         if args.command == "run" and worker.enabled():  # handed to this GPU's worker
