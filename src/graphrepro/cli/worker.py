@@ -88,12 +88,12 @@ def submit(argv: list[str]) -> int:
 
     from ..placement import bind_gpu, candidate_devices
 
-    startup = process_age_s()
     # the device's lock, held by this client while its job runs in the worker: no other job,
     # worker or not, times on that GPU meanwhile (one device: snakemake's gpu=1 keeps them apart)
     device = bind_gpu() or (candidate_devices() or ["0"])[0]
     sock_path = _socket_path(device)
     s = _connect(device, sock_path)
+    startup = process_age_s()  # with the wait for the worker to start (the first job pays it)
     with s, s.makefile("rwb") as stream:
         request = {"argv": argv, "cwd": os.getcwd(), "client_startup_s": startup,
                    "client_pid": os.getpid()}
