@@ -24,7 +24,7 @@ LAYERS = (
     ("claims and verdicts", {"claims"}),
     ("experiments", {"experiments"}),
     ("config and report", {"configs", "configcheck", "plan", "report"}),
-    ("command line", {"cli", "__main__"}),
+    ("command line", {"cli", "client", "__main__"}),
 )
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 MAX_LINES = 600

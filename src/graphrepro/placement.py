@@ -157,3 +157,14 @@ def pin_cpus(env=None) -> list[int] | None:
         os.sched_setaffinity(0, cpus)
         _held["pinned"] = which
     return cpus
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (the kernel's start time, so the interpreter's own
+    start and imports count), or None where /proc does not say."""
+    try:
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None

@@ -67,10 +67,13 @@ def main(argv=None) -> int:
         _check_outputs(args)
         if args.command == "worker":
             args.main = main  # the worker runs each job it is handed through main()
-        if args.command == "run" and _past_deadline(args):
-            return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
-        if args.command == "run" and worker.enabled():  # handed to this GPU's worker
-            return worker.submit(sys.argv[1:] if argv is None else list(argv))
+        if args.command == "run":
+            from .. import client
+
+            if client.past_deadline(args.output):
+                return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+            if client.enabled():  # handed to this GPU's worker (`__main__` does it sooner)
+                return client.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -98,32 +101,6 @@ def main(argv=None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-
-
-def _past_deadline(args) -> bool:
-    """Under a time-boxed call (workflow/scripts/timeboxed.py sets GRAPHREPRO_DEADLINE, a Unix
-    time, and GRAPHREPRO_ESTIMATES, the plan's seconds per output), a run that would end after
-    the deadline is not started: it says so and leaves its output to the next call."""
-    import json
-    import os
-    import time
-
-    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
-    if not deadline or os.environ.get("GRAPHREPRO_IN_WORKER") == "1":
-        return False
-    estimates = {}
-    if os.environ.get("GRAPHREPRO_ESTIMATES"):
-        try:
-            estimates = json.loads(Path(os.environ["GRAPHREPRO_ESTIMATES"]).read_text())
-        except (OSError, ValueError):
-            estimates = {}
-    need = float(estimates.get(os.path.normpath(args.output), estimates.get("default", 0.0)))
-    left = float(deadline) - time.time()
-    if need <= left:
-        return False
-    print(f"not started: {args.output} needs about {need:.0f} s and the call ends in "
-          f"{max(left, 0):.0f} s (the next call runs it)", file=sys.stderr)
-    return True
 
 
 class Terminated(KeyboardInterrupt):

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import gpu
+from ..placement import process_age_s  # noqa: F401  (re-exported: the run command reads it here)
 
 _PACKAGES = ("graphrepro", "numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x",
              "pandas", "scipy", "snakemake")
@@ -77,17 +78,6 @@ def gpu_info() -> dict:
     except (OSError, subprocess.SubprocessError):
         pass
     return info
-
-
-def process_age_s() -> float | None:
-    """Seconds since this process started (the kernel's start time, so the interpreter's own
-    start and imports count), or None where /proc does not say."""
-    try:
-        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 LAUNCH_PATH = "graphrepro.launch"
