@@ -225,6 +225,28 @@ def pin_words(device):
     return ["env", "GRAPHREPRO_PIN=timed", f"NUMBA_NUM_THREADS={len(HOST_TIMED_CPUS)}", *hide]
 
 
+_RUN_PRIORITY: dict = {}
+
+
+def run_priority(w):
+    """On a GPU host, the longest runs start first (their expected seconds a job, as
+    `graphrepro plan` estimates them), so that the last job to end is a short one: started last,
+    a long shard keeps one GPU busy while the others wait (seen on 4 GPUs: issue 31). Elsewhere
+    every run has the same priority."""
+    if not HOST:
+        return 0
+    if not _RUN_PRIORITY:
+        from pathlib import Path
+
+        from graphrepro.plan import plan_runs
+
+        count = int(config["measure"]["sources"])
+        for r in plan_runs(config, Path(REFERENCE), Path(RES)):
+            _RUN_PRIORITY[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds(count))))
+        _RUN_PRIORITY[None] = 0  # planned, even where the config has no runs
+    return _RUN_PRIORITY.get((w.graph, w.solver), 0)
+
+
 def prep_threads():
     """Threads of an untimed preparation step that parallelises (a graph's reference distances):
     on a GPU host the untimed cores less one for each GPU job's host thread; on a cluster the

@@ -32,6 +32,7 @@ rule run_solver:
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
+    priority: run_priority
     resources:
         # no run's time includes another's load: see timed_resources (common.smk)
         **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
@@ -74,6 +75,7 @@ rule run_solver_shard:
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
         pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
+    priority: run_priority
     resources:
         **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     log:
