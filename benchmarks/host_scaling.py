@@ -128,6 +128,7 @@ def _one_pass(args, out: Path, base: Path, prep: str, n: int, cores: int, deadli
     extra.write_text(f"results: {res}\nhost_worker: {str(state['worker']).lower()}\n"
                      f"graphs:\n  {args.graph}: {{{spec}{shards}}}\n")
     first = "results-scaling-g1"
+    estimate = args.estimate_from or (first if n != 1 and Path(first, "runs").is_dir() else None)
     if n != 1 and Path(first, "runs").is_dir():
         subprocess.run([py, "-m", "graphrepro", "plan", "--configfile", str(base), str(extra),
                         "--gpus", str(n), "--cores", str(cores), "--targets", *TARGETS,
@@ -137,8 +138,7 @@ def _one_pass(args, out: Path, base: Path, prep: str, n: int, cores: int, deadli
     t = time.time()
     rc = subprocess.run([py, str(ROOT / "workflow" / "scripts" / "timeboxed.py"),
                          "--deadline", str(deadline), "--grace-s", "20", "--no-pack",
-                         *(["--estimate-from", first] if n != 1 and Path(first, "runs").is_dir()
-                           else []),
+                         *(["--estimate-from", estimate] if estimate else []),
                          "--", *_run_files(base, args.graph, res),
                          *_smk(base, extra, n, cores)]).returncode
     _log(out, f"pass {n} GPU(s): {time.time() - t:.1f} s (rc {rc})")
@@ -294,6 +294,9 @@ def main(argv=None) -> int:
     r.add_argument("--base", default=str(BASE))
     r.add_argument("--graph", default="western")
     r.add_argument("--out", default="scaling-out")
+    r.add_argument("--estimate-from", help="a results folder (e.g. an earlier call's pass) whose "
+                   "recorded wall times every pass's deadline gate reads (default: the one-GPU "
+                   "pass's, after it)")
     r.add_argument("--no-worker", action="store_true",
                    help="each GPU job in a process of its own (host_worker: false)")
     c = sub.add_parser("check")

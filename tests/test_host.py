@@ -254,3 +254,66 @@ def test_cpus_per_gpu_goes_through_the_plugins_own_resource():
     readme = (REPO / "README.md").read_text()
     assert "--cpus-per-gpu=" not in "".join(re.findall(r'slurm_extra[^\n]*|timed_gpu:[^\n]*',
                                                         readme))
+
+
+# ---- GPU workers (under the CUDA simulator) -------------------------------------------------------
+
+def _tiny_run_files(tmp_path):
+    graph = generate.road_grid(5, 5, keep=0.8, max_weight=20, seed=1)
+    graph.save(tmp_path / "g.npz")
+    assert main(["sources", str(tmp_path / "g.npz"), "--count", "2", "--seed", "3",
+                 "--output", str(tmp_path / "s.json")]) == 0
+    return tmp_path / "g.npz", tmp_path / "s.json"
+
+
+def test_gpu_runs_go_to_one_worker_per_gpu_that_keeps_its_graph(tmp_path):
+    graph, sources = _tiny_run_files(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_ENABLE_CUDASIM": "1",
+           "GRAPHREPRO_GPUS": "0,1", "GRAPHREPRO_WORKER": "1",
+           "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
+    records = []
+    try:
+        for i in range(2):
+            out = tmp_path / f"r{i}.csv"
+            proc = subprocess.run([sys.executable, "-m", "graphrepro", "run", str(graph),
+                                   "--solver", "lbr_persistent", "--sources", str(sources),
+                                   "--trials", "1", "--warmup", "0", "--output", str(out)],
+                                  env=env, capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            assert "verified" in proc.stderr  # the worker's log reaches the job's stderr
+            assert (pd.read_csv(out)["status"] == "ok").all()
+            records.append(json.loads(out.with_suffix(".provenance.json").read_text()))
+        pids = {p.read_text().strip() for p in (tmp_path / "locks").glob("worker-*.pid")}
+        assert len(pids) == 1  # one worker for the one device both jobs took in turn
+        first, second = (r["job"] for r in records)
+        assert second["graph_load_s"] < 0.01 and second["startup_s"] < first["startup_s"] + 1
+        assert records[1]["placement"]["cuda_visible_devices"] == "0"
+        assert records[1]["placement"]["bound_from"] == ["0", "1"]
+    finally:
+        for p in (tmp_path / "locks").glob("worker-*.pid"):
+            os.kill(int(p.read_text()), 15)
+
+
+def test_the_client_refuses_past_the_deadline_and_leaves_help_to_the_command_line(
+        tmp_path, monkeypatch, capsys):
+    from graphrepro import client
+
+    assert client.run_from_main(["run", "--help"]) is None
+    assert client.run_from_main(["run", "g.npz", "--solver", "harish"]) is None  # no --output
+    monkeypatch.setenv("GRAPHREPRO_DEADLINE", str(time.time() - 1))
+    assert client.run_from_main(["run", "g.npz", "--output", str(tmp_path / "x.csv")]) == 75
+    assert "not started" in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.slow
+def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "--cores", "16", "--configfile", str(REPO / "config" / "h100.yaml")],
+        capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [ln for ln in (result.stdout + result.stderr).splitlines()
+             if ln.startswith("graphrepro: this run")]
+    assert len(lines) == 1, lines
+    assert "needs a GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
