@@ -317,3 +317,32 @@ def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
              if ln.startswith("graphrepro: this run")]
     assert len(lines) == 1, lines
     assert "needs a GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
+
+
+@pytest.mark.slow
+def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_workers(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1,2,3"}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "-p", "--workflow-profile", str(REPO / "workflow" / "profiles" / "gpu-host"),
+         "--cores", "16", "--quiet", "progress"],
+        capture_output=True, text=True, timeout=600, env=env)
+    text = result.stdout + result.stderr
+    assert result.returncode == 0, text[-3000:]
+    assert "this run uses 4 GPU(s)" in text
+    seen = set()
+    for block in re.split(r"\n(?=\s*\[\w{3} \w{3} )", text):
+        if not re.search(r"rule run_solver:", block):
+            continue
+        res = dict(kv.split("=", 1) for kv in re.search(r"resources: (.*)", block)[1].split(", "))
+        shell = re.search(r"Shell command: (.*)", block)[1]
+        assert res["timing"] == "1" and int(re.search(r"priority: (\d+)", block)[1]) > 0
+        if res["gpu"] == "1":
+            seen.add("gpu")
+            assert res["cpu_timed"] == "0" and shell.startswith("env GRAPHREPRO_WORKER=1 ")
+        else:
+            seen.add("cpu")
+            assert res["cpu_timed"] == "1", block
+            assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=\d+ GRAPHREPRO_GPUS= "
+                            r"CUDA_VISIBLE_DEVICES= ", shell), shell
+    assert seen == {"gpu", "cpu"}

@@ -26,11 +26,10 @@ rule run_solver:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     params:
-        py=PY,
+        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
-        pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
     priority: run_priority
     resources:
@@ -45,7 +44,7 @@ rule run_solver:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{params.pin:q} {params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
@@ -68,12 +67,11 @@ rule run_solver_shard:
         graph=_one_of(SHARDED),
         shard=r"\d+",
     params:
-        py=PY,
+        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
-        pin=lambda w: pin_words(solver_device(w.solver)),
     threads: lambda w: timed_threads(solver_device(w.solver))
     priority: run_priority
     resources:
@@ -83,7 +81,7 @@ rule run_solver_shard:
     conda:
         lambda w: conda_env(solver_device(w.solver))
     shell:
-        "{params.pin:q} {params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
+        "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
         "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
