@@ -143,6 +143,15 @@ def split_cores(cpus, timed: int) -> tuple[list[int], list[int]]:
     return cpus[-timed:], cpus[:-timed]
 
 
+def export_host_split(env, gpus: int, timed, untimed) -> None:
+    """What every job of a GPU host's run inherits (the workflow's own environment): the two
+    shares of the cores, and the first ``gpus`` devices to bind (unless GRAPHREPRO_GPUS says)."""
+    env["GRAPHREPRO_TIMED_CPUS"] = cpu_list_text(timed)
+    env["GRAPHREPRO_UNTIMED_CPUS"] = cpu_list_text(untimed)
+    if gpus and not env.get("GRAPHREPRO_GPUS"):
+        env["GRAPHREPRO_GPUS"] = ",".join(candidate_devices(env)[:gpus])
+
+
 def pin_cpus(env=None) -> list[int] | None:
     """Pin this process (and the threads it starts) to its share of the cores, where the workflow
     split them: the timed share under GRAPHREPRO_PIN=timed, else the untimed one. Call first

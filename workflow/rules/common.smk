@@ -192,7 +192,7 @@ def graph_mem_mb(name, factor=1.0):
 HOST = config.get("host_gpus") is not None and not SUBMITTED
 HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
 if HOST:
-    from graphrepro.placement import candidate_devices, cpu_list_text, split_cores
+    from graphrepro.placement import candidate_devices, export_host_split, split_cores
 
     _given = workflow.global_resources.get("gpu")
     _given = getattr(_given, "value", _given)
@@ -205,10 +205,7 @@ if HOST:
     for _name, _value in (("gpu", HOST_GPUS), ("timing", HOST_GPUS + 1), ("cpu_timed", 1)):
         workflow.register_resource(_name, _value)
     TIMING_TOKENS = HOST_GPUS + 1
-    os.environ.update(GRAPHREPRO_TIMED_CPUS=cpu_list_text(HOST_TIMED_CPUS),
-                      GRAPHREPRO_UNTIMED_CPUS=cpu_list_text(HOST_UNTIMED_CPUS))
-    if HOST_GPUS and "GRAPHREPRO_GPUS" not in os.environ:
-        os.environ["GRAPHREPRO_GPUS"] = ",".join(candidate_devices()[:HOST_GPUS])
+    export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS)
 
 
 def pin_words(device):
