@@ -31,6 +31,7 @@ include: "workflow/rules/standins.smk"
 include: "workflow/rules/graphs.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/native.smk"
+include: "workflow/rules/peers.smk"
 include: "workflow/rules/targets.smk"
 include: "workflow/rules/gerritsen2012.smk"
 include: "workflow/rules/gerritsen2012_sssp.smk"
@@ -56,6 +57,40 @@ rule all:
     input:
         config["report"],
         dataset_outputs(),
+
+
+# While it runs: a line per finished step (rule, graph, solver, time left), and first, where
+# earlier outputs are kept, how much was already done (report/progress.py).
+_RUN = {}
+
+
+onstart:
+    from graphrepro.report.progress import install, resume_line
+
+    _to_run = len(list(workflow.dag.needrun_jobs()))
+    _resuming = resume_line(len(list(workflow.dag.jobs)), _to_run)
+    if _resuming:
+        print(_resuming)
+    _RUN["progress"] = install(_to_run)
+
+
+onerror:
+    from graphrepro.report.progress import stopped_line
+
+    print(stopped_line(_RUN.get("progress")))
+
+
+# A dry run of a config that times GPUs says in one line what it needs.
+from graphrepro.report.progress import is_dry_run
+
+if is_dry_run(sys.argv[1:]):
+    from graphrepro.gpu import cuda_available
+    from graphrepro.report.ledger import gpu_target_names
+    from graphrepro.report.progress import dry_run_needs
+
+    _needs = dry_run_needs(config, gpu_target_names(), cuda_available())
+    if _needs:
+        print(_needs, file=sys.stderr)
 
 
 # The last lines a run prints: where the report is, its claims by verdict, how long it took.

@@ -28,11 +28,29 @@ window.addEventListener("load", () => {
   const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth,
                                      page_height: document.documentElement.scrollHeight};
   const outside = e => !e.closest(".tbl.all");
+  out.shown_at_load = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+    tr => !tr.hidden).length;
+  out.search_at_load = location.search;
   out.overflowing_tables = Array.from(document.querySelectorAll(".tbl")).filter(
     t => outside(t) && t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1).map(t => t.id || "?");
   out.past_right_edge = Array.from(document.querySelectorAll("body *")).filter(e => {
     const r = e.getBoundingClientRect(); return outside(e) && r.width > 0 && r.right > W + 1;
   }).slice(0, 10).map(e => e.tagName + "#" + (e.id || "") + "." + e.className);
+  // past the window's edge and not inside a box that scrolls on its own (a table's .tbl, the nav)
+  const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowX; if (o === "auto" || o === "scroll") return true; } return false; };
+  out.past_edge_unboxed = Array.from(document.querySelectorAll("body *")).filter(e => {
+    const r = e.getBoundingClientRect(); return r.width > 0 && r.right > W + 1 && !scrolls(e);
+  }).slice(0, 10).map(e => e.tagName + "#" + (e.id || "") + "." + e.className);
+  // every link to a claim lands on a row, and what each section says of a claim
+  out.claim_links = Array.from(document.querySelectorAll('a[href^="#claim-"]')).map(a => a.getAttribute("href"));
+  out.claim_anchor_missing = out.claim_links.filter(h => !document.getElementById(h.slice(1)));
+  out.claim_ids = Array.from(document.querySelectorAll("#claims-table tbody tr")).map(tr => tr.id);
+  out.claims_ours = Object.fromEntries(Array.from(document.querySelectorAll("#claims-table tbody tr")).map(
+    tr => [tr.dataset.claim, tr.querySelector("td.ours").textContent.trim()]));
+  out.section_ours = Array.from(document.querySelectorAll("table.claims tbody tr")).map(
+    tr => [tr.dataset.claim, tr.querySelector("td.ours").textContent.trim()]);
+  out.cells = Array.from(document.querySelectorAll("td")).map(td => td.textContent.trim());
   const imgs = Array.from(document.images);
   out.images = imgs.length;
   out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);
@@ -60,6 +78,7 @@ window.addEventListener("load", () => {
   out.page_width_all_columns = document.documentElement.scrollWidth;
   const pre = document.createElement("pre"); pre.id = "probe-result";
   pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+  if (window.parent !== window) window.parent.postMessage(pre.textContent, "*");
 });
 </script>
 """
@@ -93,10 +112,33 @@ def _with(html: Path, scratch: Path, extra: str, name: str) -> Path:
     return copy
 
 
-def probe(html: Path, scratch: Path, width: int = 1400) -> dict:
-    """Load the page at this width and measure it (see PROBE)."""
+# Headless Chromium's window is at least 500 px wide: a phone's width is a frame of that width in
+# a wider page, the probe posting what it measured to the page around it.
+MIN_WINDOW = 500
+FRAME = """<!doctype html><html><body style="margin:0"><script>
+window.addEventListener("message", m => { const p = document.createElement("pre");
+  p.id = "probe-result"; p.textContent = m.data; document.body.appendChild(p); });
+</script><iframe src="{src}" style="border:0;width:{w}px;height:{h}px;display:block"></iframe>
+</body></html>"""
+
+
+def _framed(page: Path, width: int, height: int) -> Path:
+    frame = page.with_name(page.stem + f"-{width}px.html")
+    frame.write_text(FRAME.replace("{src}", page.name).replace("{w}", str(width))
+                     .replace("{h}", str(height)))
+    return frame
+
+
+def probe(html: Path, scratch: Path, width: int = 1400, query: str = "") -> dict:
+    """Load the page at this width (with ``query``, "?verdict=...", after its address) and
+    measure it (see PROBE)."""
     page = _with(html, scratch, PROBE, "probe.html")
-    dom = _run(["--dump-dom", page.as_uri()], width, 1000)
+    uri = page.as_uri() + query
+    if width < MIN_WINDOW:
+        page = _framed(page, width, 1000)
+        uri = page.as_uri()
+        page.write_text(page.read_text().replace('src="probe.html"', f'src="probe.html{query}"'))
+    dom = _run(["--dump-dom", uri], max(width, MIN_WINDOW), 1000)
     m = re.search(r'<pre id="probe-result">(.*?)</pre>', dom, re.S)
     if not m:
         raise RuntimeError("the probe wrote nothing: did the page's scripts fail?")
@@ -107,12 +149,21 @@ def probe(html: Path, scratch: Path, width: int = 1400) -> dict:
 
 def screenshot(html: Path, png: Path, *, start: str | None = None, width: int = 1400,
                height: int = 2400) -> Path:
-    """A screenshot of the page, from the element with id ``start`` on (default: the top)."""
+    """A screenshot of the page, from the element with id ``start`` on (default: the top), with
+    the collapsed block that holds it opened."""
     cut = "" if start is None else (
         "<script>document.addEventListener('DOMContentLoaded', () => {"
         f"let e = document.getElementById({json.dumps(start)});"
+        "for (let p = e; p; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;"
         "while (e && e.parentElement !== document.body) e = e.parentElement;"
         "while (e && e.previousElementSibling) e.previousElementSibling.remove();});</script>")
     page = _with(html, png.parent, cut, png.stem + ".html")
-    _run([f"--screenshot={png}", page.as_uri()], width, height)
+    if width < MIN_WINDOW:
+        page = _framed(page, width, height)
+    _run([f"--screenshot={png}", page.as_uri()], max(width, MIN_WINDOW), height)
+    if width < MIN_WINDOW:  # the frame only, not the empty page beside it
+        from PIL import Image
+
+        with Image.open(png) as im:
+            im.crop((0, 0, width, height)).save(png)
     return png

@@ -140,7 +140,118 @@ def test_through_the_harness():
 
 
 @pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
-                                 {"threads_per_block": 1024}, {"c": 0}, {"chase": -1}])
+                                 {"threads_per_block": 1024}, {"c": 0}, {"chase": -1},
+                                 {"hub": -1}, {"reach": 0}, {"reach": 33}, {"rounds": 0}])
 def test_bad_parameters(bad):
     with pytest.raises(InputError):
         get_solver("frontier").prepare(path(3), **{**SMALL, **bad})
+
+
+def hub_graph(n=160, hubs=(0, 7, 50), seed=11):
+    """A sparse random graph plus hubs with arcs to nearly every vertex (R-MAT's heavy tail in
+    miniature), and arcs into the hubs, so chases and queue pops both reach them."""
+    rng = np.random.default_rng(seed)
+    g = random_digraph(n, 3 * n, max_weight=60, seed=seed)
+    src, dst = [g.arc_sources()], [g.indices]
+    w = [g.weights.astype(np.int64)]
+    for h in hubs:
+        targets = rng.choice(n, size=n - 20, replace=False)
+        src += [np.full(len(targets), h), rng.integers(0, n, 10)]
+        dst += [targets, np.full(10, h)]
+        w += [rng.integers(1, 400, len(targets)), rng.integers(0, 5, 10)]
+    return CSRGraph.from_arcs(n, np.concatenate(src), np.concatenate(dst), np.concatenate(w),
+                              name="hubs")
+
+
+@pytest.mark.parametrize("params", [{"hub": 16}, {"hub": 16, "stage": 2}, {"hub": 1},
+                                    {"hub": 16, "reach": 3, "chase": 4}])
+def test_hubs_are_shared_by_the_block(params):
+    g = hub_graph()
+    for source in (0, 3):
+        r = solve(g, source, **params)
+        c = r.counters
+        assert c["hub_expansions"] >= 1 and c["hub_arcs"] >= 140
+        # every arc of a hub expanded is relaxed once per expansion, by some thread of the block
+        assert c["arcs_relaxed"] >= c["hub_arcs"]
+
+
+def test_hub_off_is_the_issue_21_design():
+    r = solve(hub_graph(), 0, hub=0)
+    assert r.counters["hub_expansions"] == 0 and r.counters["hub_arcs"] == 0
+
+
+@pytest.mark.parametrize("reach", [2, 8])
+def test_chase_past_the_bucket(reach):
+    g = grid(12)
+    for source in (0, 77):
+        solve(g, source, reach=reach, delta=5)
+
+
+def test_hubs_with_zero_weights_islands_and_heavy_weights():
+    g = with_zero_weights_and_an_island(hub_graph(n=120, hubs=(1, 9)))
+    r = solve(g, 1, hub=8, reach=2)
+    assert (r.distances[-3:] == INF).all()
+    big = np.iinfo(np.int32).max - 3
+    h = hub_graph(n=100, hubs=(2,))
+    heavy = CSRGraph.from_arcs(h.num_vertices, h.arc_sources(), h.indices,
+                               big - h.weights.astype(np.int64), name="heavy hubs")
+    solve(heavy, 2, hub=8)
+    solve(heavy, 5, hub=8, reach=4, chase=0)
+
+
+@pytest.mark.parametrize("params", [{"rounds": 4}, {"rounds": 16, "chase": 0},
+                                    {"rounds": 8, "chase": 2, "hub": 8, "reach": 2},
+                                    {"rounds": 3, "chase": 0, "stage": 2, "chunk": 3}])
+def test_rounds_hand_over_in_shared_memory(params):
+    g = grid(12)
+    for source in (0, 77):
+        r = solve(g, source, delta=60, **params)
+        assert r.counters["vertices_local"] > 0 and r.counters["local_rounds"] > 0
+    solve(hub_graph(), 3, **params)
+
+
+def test_rounds_on_a_path_replace_the_queue():
+    """chase=0 and enough rounds: a one-bucket path is expanded in one batch, round by round."""
+    r = solve(path(40), 0, chase=0, rounds=64, delta=10**6)
+    c = r.counters
+    assert c["vertices_popped"] == 1 and c["vertices_local"] == 39 and c["local_rounds"] == 39
+    assert c["vertices_pushed"] == 0
+
+
+def test_rounds_with_zero_weights_islands_and_heavy_weights():
+    g = with_zero_weights_and_an_island(road_grid(10, 10, keep=0.7, max_weight=50, seed=4))
+    r = solve(g, 0, chase=1, rounds=8)
+    assert (r.distances[-3:] == INF).all()
+    big = np.iinfo(np.int32).max - 3
+    r = solve(path(30, weight=big), 0, chase=0, rounds=5)
+    assert r.distances[-1] == 29 * big
+
+
+def test_issue_21_design_keeps_a_run_id_and_chunk_0_is_one_vertex_a_thread():
+    """The default moved to issue 34's (hubs shared, chase 2, 256 threads); issue 21's design is
+    still one run id away, and chunk=0 claims one vertex per thread at any block size."""
+    from graphrepro.solvers import resolve
+
+    _, old = resolve("frontier@chase=8,chunk=128,hub=0,threads_per_block=128")
+    assert (old["hub"], old["rounds"], old["reach"], old["stage"]) == (0, 1, 1, 1024)
+    _, new = resolve("frontier")
+    assert (new["hub"], new["chase"], new["chunk"], new["threads_per_block"]) == (32, 2, 0, 256)
+    r = solve_checked(grid(6), "frontier@chase=8,chunk=16,hub=0,threads_per_block=16", 0)
+    assert r.counters["hub_expansions"] == 0
+    prepared = get_solver("frontier").prepare(path(3), threads_per_block=16, chunk=0)
+    assert prepared.chunk == 16
+
+
+def test_shared_array_sizes_are_constants():
+    """The simulator takes any size expression; the CUDA compiler wants a constant (a global or a
+    literal), and an H100 call once stopped on `2 * MAX_THREADS`."""
+    import ast
+    import inspect
+
+    from graphrepro.solvers.frontier import frontier as module
+
+    sizes = [call.args[0] for call in ast.walk(ast.parse(inspect.getsource(module)))
+             if isinstance(call, ast.Call) and ast.unparse(call.func) == "cuda.shared.array"]
+    assert len(sizes) >= 10
+    assert all(isinstance(size, (ast.Constant, ast.Name)) for size in sizes), \
+        [ast.unparse(s) for s in sizes]

@@ -1,11 +1,12 @@
-"""frontier_sssp's table (issue 21): our runs beside the documents' and the peers' numbers,
-which are compared only on the graphs the peers ran on."""
+"""frontier_sssp's table (issues 21, 33): our runs beside the peers' from the same run (the
+fastest peer per graph) and the documents'; the goals hold only on their own graphs."""
 
 import numpy as np
 import pandas as pd
 
 from graphrepro.experiments import get_target, published
 from graphrepro.experiments.frontier import (
+    PEER_FROM,
     PEER_LABEL,
     compare_frontier,
     summary_frontier,
@@ -28,31 +29,51 @@ def stats(dataset, kind, scale=1.0):
             "origin": {"dataset": dataset, "kind": kind, "scale": scale}}
 
 
-def test_the_peers_are_compared_on_their_own_graph_only():
-    runs = pd.concat([runs_table("ny", {"frontier": 9.0, "lbr_persistent": 19.0, "dijkstra": 40.0}),
-                      runs_table("ny_small", {"frontier": 1.0})])
+def test_every_solver_is_set_beside_the_fastest_peer_of_the_same_run():
+    runs = pd.concat([runs_table("ny", {"frontier": 9.0, "adds": 8.4, "gunrock": 95.0,
+                                        "lbr_persistent": 19.0, "dijkstra": 40.0}),
+                      runs_table("ny_small", {"frontier": 1.0, "gunrock": 4.0})])
+    runs.loc[runs["solver"] == "adds", "peer_ms"] = 8.0
     st = {"ny": stats("ny", "real"), "ny_small": stats("ny", "stand-in", 0.001)}
     table = compare_frontier(runs, st, published("graphrepro"))
     ours = table[(table["graph"] == "ny") & (table["solver"] == "frontier")].iloc[0]
-    assert np.isclose(ours["median (ms)"], 9.1) and ours["ADDS (ms)"] == 8.8
-    assert np.isclose(ours["ours / ADDS"], 9.1 / 8.8) and ours["goal (ms)"] == 4.4
+    assert ours["fastest peer"] == "adds" and np.isclose(ours["fastest peer (ms)"], 8.5)
+    assert np.isclose(ours["/ fastest peer"], 9.1 / 8.5) and ours["goal (ms)"] == 4.4
     assert ours["against the goal"].startswith("goal missed") and "2.07x" in ours["against the goal"]
     assert np.isclose(ours["arcs relaxed / arc"], 1.2e6 / 733846)
-    peers = table[table["from"] == PEER_LABEL]
-    assert set(peers["graph"]) == {"ny", "ny_small"}
-    assert peers[peers["graph"] == "ny"]["solver"].str.startswith("ADDS").any()
+    adds = table[(table["graph"] == "ny") & (table["solver"] == "adds")].iloc[0]
+    assert adds["from"] == PEER_FROM and adds["peer's own timer (ms)"] == 8.0 and adds["hung"] == 0
     small = table[(table["graph"] == "ny_small") & (table["solver"] == "frontier")].iloc[0]
-    assert pd.isna(small["ours / ADDS"]) and small["against the goal"].startswith("measured")
-    assert peers[peers["graph"] == "ny_small"]["against the goal"].str.contains("not this graph").all()
+    assert small["fastest peer"] == "gunrock" and np.isclose(small["/ fastest peer"], 1.1 / 4.1)
+    assert small["against the goal"].startswith("measured")
+    # no peer number is typed in: only the transcribed BGL rows, compared on their own graph
+    transcribed = table[table["from"] == PEER_LABEL]
+    assert transcribed["solver"].str.startswith("BGL").all()
+    assert transcribed[transcribed["graph"] == "ny_small"]["against the goal"].str.contains(
+        "not this graph").all()
     text = summary_frontier(table.astype(str).replace("nan", ""))
-    assert "lbr_persistent" in text and "ADDS" in text
+    assert "lbr_persistent" in text and "fastest peer" in text and "adds" in text
 
 
-def test_the_target_is_ready_and_its_peers_are_transcribed_with_where():
+def test_a_hung_peer_is_counted_and_the_others_still_compare():
+    runs = runs_table("ny", {"frontier": 9.0, "gunrock": 95.0})
+    hung = pd.DataFrame([{"graph": "ny", "solver": "adds", "variant": "adds", "source": s,
+                          "trial": np.nan, "status": "hung" if s == 0 else "not run: adds hung 2 "
+                          "times"} for s in range(3)])
+    table = compare_frontier(pd.concat([runs, hung]), {"ny": stats("ny", "real")},
+                             published("graphrepro"))
+    adds = table[table["solver"] == "adds"].iloc[0]
+    assert adds["hung"] == 3 and adds["median (ms)"] == "hung"
+    ours = table[table["solver"] == "frontier"].iloc[0]
+    assert ours["fastest peer"] == "gunrock"
+    assert "hung on 3 source(s)" in summary_frontier(table.astype(str).replace("nan", ""))
+
+
+def test_the_target_is_ready_and_runs_the_peers():
     t = get_target("frontier_sssp")
-    assert t.ready and t.document == "graphrepro" and "frontier" in t.solvers
+    assert t.ready and t.document == "graphrepro" and {"frontier", "adds", "gunrock"} <= set(t.solvers)
     pub = published("graphrepro")
-    assert set(pub["column"]) == {"ny", "calnev", "western"}
+    assert not pub["row"].str.contains("ADDS|Gunrock").any()  # measured by the workflow now
     assert pub["where"].str.contains("measured once outside the workflow, H100, 2026-11-24").all()
 
 

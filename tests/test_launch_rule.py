@@ -129,7 +129,7 @@ def test_every_measured_row_says_where_it_comes_from():
         if path.name.endswith(".claims.csv"):
             continue
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
-        # Table 1 is graph statistics (no run); frontier_sssp is copied from frontier/final/
+        # Table 1 is graph statistics (no run); frontier_sssp is copied from peers/
         if "graph" in table.columns and len(table) and path.stem not in (
                 "frontier_sssp", "safari2017_table1"):
             assert {"run", "launch_path"} <= set(table.columns), path.name

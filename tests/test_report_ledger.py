@@ -10,7 +10,7 @@ from html_report import html_tables, section
 
 from graphrepro.errors import InputError
 from graphrepro.report.build import build_report
-from graphrepro.report.ledger import (COLUMNS, VERDICTS, best_ledger,
+from graphrepro.report.ledger import (COLUMNS, VERDICTS, merge_ledgers,
                                       read_ledger, verdict_counts)
 from graphrepro.report.present import default_columns, explanations, html_table
 
@@ -21,12 +21,13 @@ def ledger_rows(target, document, verdicts, where="Table 9"):
     return [{**{c: "" for c in COLUMNS}, "document": document, "where": where,
              "claim": f"claim {i} of {target}", "published": "2", "ours": "2.1", "ours_low": "1.9",
              "ours_high": "2.3", "unit": "x", "n": "6 x 3", "data": "STAND-IN", "verdict": v,
-             "reason": f"because {i}", "target": target} for i, v in enumerate(verdicts)]
+             "reason": f"because {i}", "target": target, "claim_id": f"{target}.{i}"}
+            for i, v in enumerate(verdicts)]
 
 
 def write(path, rows):
     path.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    pd.DataFrame(rows, columns=[*COLUMNS, "claim_id"]).to_csv(path, index=False)
     return path
 
 
@@ -60,31 +61,66 @@ def counts_on_page(html):
     return {r["document"]: {v: int(r[v]) for v in VERDICTS} for r in html_tables(table)[0]}
 
 
-def test_the_page_counts_the_ledger_csv_best_run_per_target(tmp_path, runs):
+def test_the_page_counts_one_merged_ledger_each_row_from_its_best_run(tmp_path, runs):
     here, ref, local, reference = runs
     out = tmp_path / "index.html"
     shown = build_report(here, out, reference=ref, claims=local, reference_claims=reference)
     html = out.read_text()
-    # Table 1 from this machine; Figure 3 (not run here) and an2017 Figure 1 (only measured
-    # there) from the reference run
-    expected = {"safari2017": {"reproduced": 2, "inconclusive": 1, "direction only": 1},
+    # Table 1's claim 0 from this machine (both ran it on a stand-in: the newer run), its claim 1
+    # only here; Figure 3's claims 0 and 1 from the reference run (a verdict over "not testable
+    # here"), its claim 2 from nowhere else; an2017 Figure 1 only measured there
+    expected = {"safari2017": {"reproduced": 2, "inconclusive": 1, "direction only": 1,
+                               "not testable here": 1},
                 "an2017": {"not reproduced": 1}}
     page = counts_on_page(html)
     for doc in ("safari2017", "an2017", "singla"):
         assert page[doc] == {v: expected.get(doc, {}).get(v, 0) for v in VERDICTS}, doc
     assert page["all"] == {v: sum(page[d][v] for d in page if d != "all") for v in VERDICTS}
-    assert sorted(shown["run"]) == ["reference run"] * 3 + ["this machine"] * 2
-    # the claims table: one row per shown claim, each linking to its target's section
-    rows = re.findall(r'<tr data-document="(\w+)" data-verdict="([^"]+)">\s*<td>\w+</td><td>[^<]*'
-                      r'</td><td><a href="#(\w+)">', html)
-    assert len(rows) == 5 and {r[2] for r in rows} == {"safari2017_table1", "safari2017_fig3",
+    assert sorted(shown["from_run"]) == ["reference run"] * 3 + ["this machine"] * 3
+    # the claims table: one row per claim, each anchored by its id, linking to its section
+    rows = re.findall(r'<tr id="claim-([\w.]+)" data-document="(\w+)" data-verdict="([^"]+)"'
+                      r'[^>]*>\s*<td>\w+</td><td>[^<]*</td><td><a href="#(\w+)">', html)
+    assert len(rows) == 6 and {r[3] for r in rows} == {"safari2017_table1", "safari2017_fig3",
                                                        "an2017_fig1"}
-    assert all(f'id="{r[2]}"' in html for r in rows)
-    assert "2.1 [1.9, 2.3] x" in html  # ours with its interval and unit
+    assert all(f'id="{r[3]}"' in html for r in rows)
+    assert "2.1 [1.9, 2.3]x" in html  # ours with its interval, at its precision, unit once
     fig3 = section(html, "safari2017_fig3")
     assert "This machine did not run it" in fig3 and "direction only" in fig3
-    assert "not testable here" not in fig3  # this machine's rows for it are not shown
-    assert f"Source of the verdicts: {local}" in html
+    # the summary the run ends with counts the same ledger
+    summary = json.loads(out.with_name("index.summary.json").read_text())
+    assert summary["claims"] == page["all"]
+    assert summary["source"].startswith(str(local))
+
+
+def test_precedence_a_local_stand_in_never_overrides_a_reference_verdict_on_real_data():
+    real = "ny: real: http://example.org/USA-road-d.NY.gr.gz"
+    standin = "ny: STAND-IN (scale 0.001 road_like, seed 1) for USA-road-d.NY"
+    row = {**ledger_rows("safari2017_table1", "safari2017", ["x"])[0], "claim_id": "t1.ny"}
+    local = pd.DataFrame([{**row, "verdict": "not testable here", "data": standin},
+                          {**row, "claim_id": "cpu.both", "verdict": "reproduced", "data": real},
+                          {**row, "claim_id": "gpu.small", "target": "gpu_t",
+                           "verdict": "reproduced", "data": standin},
+                          {**row, "claim_id": "only.here", "verdict": "inconclusive"}])
+    ref = pd.DataFrame([{**row, "verdict": "not reproduced", "data": real},
+                        {**row, "claim_id": "cpu.both", "verdict": "not reproduced", "data": real},
+                        {**row, "claim_id": "gpu.small", "target": "gpu_t",
+                         "verdict": "direction only", "data": standin},
+                        {**row, "claim_id": "only.ref", "verdict": "not testable here"}])
+    merged = merge_ledgers(local, ref, gpu_targets={"gpu_t"}, gpu_here=False).set_index("claim_id")
+    assert list(merged.index) == ["t1.ny", "cpu.both", "gpu.small", "only.here", "only.ref"]
+    assert merged.loc["t1.ny", "from_run"] == "reference run"  # real NY's verdict stands
+    assert merged.loc["cpu.both", "from_run"] == "this machine"  # same data: the newer run
+    assert merged.loc["gpu.small", "from_run"] == "reference run"  # no GPU here
+    with_gpu = merge_ledgers(local, ref, gpu_targets={"gpu_t"}, gpu_here=True)
+    assert with_gpu.set_index("claim_id").loc["gpu.small", "from_run"] == "this machine"
+    assert merged.loc["only.ref", "verdict"] == "not testable here"
+    # neither tested it: the run that built its target says why, not "not built here"
+    filler = {**row, "claim_id": "hw", "verdict": "not testable here", "data": "",
+              "reason": "its target safari2017_table1 was not built in results"}
+    why = {**filler, "reason": "hardware: a GeForce GT 630's seconds do not transfer"}
+    both = merge_ledgers(pd.DataFrame([filler]), pd.DataFrame([why]))
+    assert both["reason"].iloc[0].startswith("hardware") and both["from_run"].iloc[0] == \
+        "reference run"
 
 
 def test_a_ledger_with_an_unknown_verdict_is_refused_with_its_line(tmp_path):
@@ -96,14 +132,14 @@ def test_a_ledger_with_an_unknown_verdict_is_refused_with_its_line(tmp_path):
         read_ledger(tmp_path / "thin.csv")
 
 
-def test_best_ledger_and_counts():
+def test_verdict_counts():
     local = pd.DataFrame(ledger_rows("a", "safari2017", ["reproduced"])
                          + ledger_rows("b", "safari2017", ["not testable here"]))
     ref = pd.DataFrame(ledger_rows("b", "safari2017", ["not reproduced", "reproduced"]))
-    best = best_ledger(local, ref, use_reference={"b"})
-    assert sorted(zip(best["target"], best["run"])) == [
+    merged = merge_ledgers(local, ref)
+    assert sorted(zip(merged["target"], merged["from_run"])) == [
         ("a", "this machine"), ("b", "reference run"), ("b", "reference run")]
-    counts = verdict_counts(best, ["safari2017", "an2017"])
+    counts = verdict_counts(merged, ["safari2017", "an2017"])
     assert counts[0]["reproduced"] == 2 and counts[0]["not reproduced"] == 1
     assert counts[1]["total"] == 0 and counts[-1]["total"] == 3
 

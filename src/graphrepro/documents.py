@@ -35,8 +35,8 @@ DOCUMENTS = [
 
 # Not a document: the study's own solver beside them (issue 21), its own report section, last.
 BEYOND = Document("graphrepro", "today's best, beside the documents: the study's own GPU SSSP "
-                  "(frontier) with each document's best variant, the CPU baselines and peers "
-                  "measured once outside the workflow",
+                  "(frontier) with the peers ADDS and Gunrock (built from their public source, "
+                  "same run: issue 33), each document's best variant and the CPU baselines",
                   "an asynchronous bucketed SSSP with no grid barrier per bucket; the issue's "
                   "goals against ADDS", 21)
 

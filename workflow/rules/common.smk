@@ -25,12 +25,26 @@ def conda_env(device):
 # its own environment on PATH (`.venv/bin/snakemake` leaves PATH as it was: checked), so put the
 # interpreter's directory first, as activating the venv would. Every job's own snakemake reads this
 # file again and puts its interpreter first; under --sdm conda the env's activation comes after
-# and wins. (A system python3 with no `python` beside it is called by its own name.)
+# and wins.
 # (Not an `envvars:` entry: that would carry the planning host's PATH into every job.)
 _BIN = os.path.dirname(sys.executable)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _BIN:
     os.environ.update(PATH=os.pathsep.join([_BIN, os.environ.get("PATH", "")]))
-_PYTHON = "python" if os.access(os.path.join(_BIN, "python"), os.X_OK) else os.path.basename(sys.executable)
+# Every rule records its interpreter as a parameter (`py`), and snakemake remakes a job whose
+# parameters changed: so the name is always "python", whichever way snakemake was started (the
+# `snakemake` script, `python3 -m snakemake`, or `graphrepro rerun`'s `sys.executable -m
+# snakemake`), or `rerun` would remake graphs and sources and the next run remake them again.
+# Where this interpreter has no `python` beside it (a system python3), a link named `python` to
+# it, in a folder of the working directory's .snakemake, goes first on PATH instead.
+if not os.access(os.path.join(_BIN, "python"), os.X_OK):
+    _SHIM = os.path.abspath(os.path.join(".snakemake", "graphrepro-python"))
+    os.makedirs(_SHIM, exist_ok=True)
+    if os.path.realpath(os.path.join(_SHIM, "python")) != os.path.realpath(sys.executable):
+        _tmp = os.path.join(_SHIM, f"python.{os.getpid()}")
+        os.symlink(sys.executable, _tmp)
+        os.replace(_tmp, os.path.join(_SHIM, "python"))  # atomic: parallel jobs read it whole
+    os.environ.update(PATH=os.pathsep.join([_SHIM, os.environ.get("PATH", "")]))
+_PYTHON = "python"
 # A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
     PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
@@ -321,6 +335,11 @@ def calibration_file(w):
     """safari2017's N comes from Harish's runs on the same graph: those run first."""
     by = resolve(w.solver)[0].calibrated_by
     return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
+
+
+def peer_build(w):
+    """A peer's run (document `peer`, issue 33) needs the peers built first (peers.smk)."""
+    return [f"{PEERS_DIR}/manifest.json"] if resolve(w.solver)[0].document == "peer" else []
 
 
 def sssp_terrain(name):

@@ -1,25 +1,29 @@
-# The claims ledger: every target's claim rows (and a row for each claim whose target this config
-# does not build), beside the report.
+# The committed reference run's ledger, and its config (reports/reference/README.md), to credit
+# each reference table with its own runs' provenance.
+REFERENCE_CLAIMS = os.path.join(REFERENCE, "claims.csv")
+REFERENCE_CONFIG = [os.path.join(workflow.basedir, "config", f) for f in ("config.yaml", "h100.yaml")]
+
+
+# The one claims ledger: every target's claim rows (and a row for each claim whose target this
+# config does not build), merged with the reference run's rows (report/ledger.py::precedence),
+# each naming its run; the page, its summary and `graphrepro claims` all read it.
 rule claims:
     input:
         [f"{RES}/targets/{t}.claims.csv" for t in ready_targets()],
+        reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
     output:
         CLAIMS,
     params:
         py=PY,
         results=lambda w: RES,
+        reference=REFERENCE,
     log:
         f"{RES}/logs/claims.log",
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro claims --results {params.results:q} --output {output:q} > {log:q} 2>&1"
-
-
-# The committed reference run's ledger, and its config (reports/reference/README.md), to credit
-# each reference table with its own runs' provenance.
-REFERENCE_CLAIMS = os.path.join(REFERENCE, "claims.csv")
-REFERENCE_CONFIG = [os.path.join(workflow.basedir, "config", f) for f in ("config.yaml", "h100.yaml")]
+        "{params.py:q} -m graphrepro claims --results {params.results:q} "
+        "--reference {params.reference:q} --output {output:q} > {log:q} 2>&1"
 
 
 localrules:

@@ -22,6 +22,7 @@ rule run_solver:
         graph=f"{RES}/graphs/{{graph}}.npz",
         sources=f"{RES}/sources/{{graph}}.json",
         calibration=calibration_file,
+        peers=peer_build,  # a peer's run (issue 33) waits for its build
     output:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
@@ -60,6 +61,7 @@ rule run_solver_shard:
         graph=f"{RES}/graphs/{{graph}}.npz",
         sources=f"{RES}/sources/{{graph}}.json",
         calibration=calibration_file,
+        peers=peer_build,
     output:
         table=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.csv",
         provenance=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.provenance.json",

@@ -20,7 +20,7 @@ __all__ = ["build_parser", "load_graph", "main"]
 _COMMANDS = (
     solve.add_solve, solve.add_solvers, solve.add_mst,
     terrain.add_mst_blocks, terrain.add_mst_io,
-    native.add_build_native, native.add_launch_floor,
+    native.add_build_native, native.add_build_peers, native.add_launch_floor,
     experiments.add_targets, experiments.add_rerun,
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
     graphs.add_fetch, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,

@@ -59,8 +59,12 @@ def cmd_rerun(args) -> int:
         raise InputError(f"target {args.target} is not in this config"
                          + (f"; add --configfile {' '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
-    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH
-    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores)]
+    _say_if_not_measurable_here(args.target)
+    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH;
+    # only a newer input remakes a job, so graphs and sources that exist are never touched
+    # (snakemake would also remake a job whose recorded code or parameters changed)
+    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--rerun-triggers",
+           "mtime"]
     if args.configfile:
         cmd += ["--configfile", *args.configfile]
     if args.dry_run:
@@ -71,6 +75,18 @@ def cmd_rerun(args) -> int:
                                                              args.target]
     print("+ " + shlex.join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
+
+
+def _say_if_not_measurable_here(target: str) -> None:
+    """A target that times GPU solvers, asked for on a machine with no CUDA device: its GPU runs
+    would record "not run" and re-measure nothing. Said before anything runs."""
+    from .. import gpu
+    from ..report.ledger import gpu_target_names
+
+    if target in gpu_target_names() and not gpu.cuda_available():
+        print(f"rerun: {target} times GPU solvers and this machine has no CUDA device: its GPU "
+              "runs will record 'not run: no CUDA device' (only its CPU runs are measured); the "
+              "report keeps the committed reference run's numbers for it.", file=sys.stderr)
 
 
 def add_rerun(sub) -> None:

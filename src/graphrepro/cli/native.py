@@ -64,3 +64,39 @@ def add_launch_floor(sub) -> None:
     sp.add_argument("--trials", type=int, default=7)
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_launch_floor)
+
+
+def cmd_build_peers(args) -> int:
+    """Issue 33: each peer's public source at its pinned commit, verified, patched, built."""
+    from ..datasets.peers import PEER_SOURCES, build_peers
+    from ..errors import InputError
+
+    unknown = sorted(set(args.peer or []) - set(PEER_SOURCES))
+    if unknown:
+        raise InputError(f"no peer {', '.join(unknown)}; the peers are {', '.join(PEER_SOURCES)}")
+    manifest = build_peers(args.peer or None, Path(args.out) if args.out else None,
+                           None if args.no_mirrors else list(args.mirror or []), arch=args.arch,
+                           offline=args.offline, compile=not args.no_compile, force=args.force)
+    for name, why in manifest["not_built"].items():
+        print(f"{name}: {why}", file=sys.stderr)
+    built = ", ".join(manifest["peers"]) or "no peer built"
+    print(f"{args.out or 'build/peers'}: {built} (for {manifest['arch']})", file=sys.stderr)
+    return 0
+
+
+def add_build_peers(sub) -> None:
+    sp = sub.add_parser("build-peers", help="download ADDS and Gunrock at their pinned commits, "
+                        "verify the unpacked trees, apply the study's patch, build with nvcc")
+    sp.add_argument("--peer", action="append", metavar="NAME", help="adds or gunrock (default: both)")
+    sp.add_argument("--out", help="where the binaries and manifest.json go (default: build/peers, "
+                    "or $GRAPHREPRO_PEERS_DIR)")
+    sp.add_argument("--mirror", action="append", metavar="DIR",
+                    help="an offline mirror searched by file name before any download")
+    sp.add_argument("--no-mirrors", action="store_true", help="search no mirror, not even "
+                    "$GRAPHREPRO_OFFLINE_MIRRORS")
+    sp.add_argument("--offline", action="store_true", help="mirrors only: never download")
+    sp.add_argument("--arch", help="the GPU to build for (default: this machine's, else sm_90)")
+    sp.add_argument("--no-compile", action="store_true",
+                    help="fetch, verify and patch only (CI: no nvcc there)")
+    sp.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    sp.set_defaults(func=cmd_build_peers)

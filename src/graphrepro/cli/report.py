@@ -13,38 +13,84 @@ from .common import _merged_config
 
 
 def cmd_claims(args) -> int:
-    """The ledger of a results directory, filtered, printed, and written with --output."""
-    import pandas as pd
-
-    from ..claims import VERDICTS, collect
+    """The one ledger (this machine's runs merged with the reference run's), filtered, printed
+    as a table, CSV or JSON, and written with --output."""
+    from ..claims import VERDICTS
+    from ..report.ledger import read_ledger, the_ledger
 
     if args.verdict and args.verdict not in VERDICTS:
         raise InputError(f"--verdict {args.verdict!r}: one of {', '.join(VERDICTS)}")
-    ledger = collect(Path(args.results))
+    reference = Path(args.reference) if args.reference else None
+    ledger_path = Path(args.ledger)
+    if args.results is None and ledger_path.is_file():
+        ledger, source = read_ledger(ledger_path), str(ledger_path)  # the workflow's merged one
+    else:
+        ledger, source = the_ledger(Path(args.results or "results"), reference)
     if args.document:
         if args.document not in set(ledger["document"]):
             raise InputError(f"--document {args.document!r}: no claims; documents with claims: "
-                             f"{', '.join(pd.unique(ledger['document']))}")
+                             f"{', '.join(dict.fromkeys(ledger['document']))}")
         ledger = ledger[ledger["document"] == args.document]
     if args.verdict:
         ledger = ledger[ledger["verdict"] == args.verdict]
     if args.output:
         atomic.write_csv(ledger, args.output)
-    shown = ledger[["document", "where", "claim", "published", "ours", "ours_low", "ours_high",
-                    "unit", "verdict", "reason"]]
-    with pd.option_context("display.width", 250, "display.max_columns", None,
-                           "display.max_colwidth", 60, "display.max_rows", None):
-        print(shown.to_string(index=False) if len(shown) else "no claims")
+    if args.format == "csv":
+        ledger.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        print(json.dumps(ledger.to_dict("records"), indent=1))
+    else:
+        print(claims_table(ledger, args.width))
+        print(f"({len(ledger)} claims from {source}; --width 140 adds the claims' words; "
+              "--format csv or json gives every column)",
+              file=sys.stderr)
     return 0
+
+
+def claims_table(ledger, width: int = 100) -> str:
+    """The ledger as a plain table no wider than ``width``: id, verdict, ours, published, run,
+    and, where at least 20 characters are left, the claim's words; a cell too long for its
+    column is cut with an ellipsis (--format csv or json gives every cell whole)."""
+    from ..report.page import ours_text, run_text, with_unit
+
+    if not len(ledger):
+        return "no claims"
+    rows = [[str(r.get("claim_id") or ""), str(r["verdict"]), ours_text(r),
+             with_unit(r.get("published", ""), r.get("unit", "")), run_text(r)[0],
+             str(r["claim"])] for r in ledger.to_dict("records")]
+    head = ["claim", "verdict", "ours", "published", "run", "what"]
+    caps = [17, 17, 22, 16, 15]  # the claim's words take what is left
+
+    def cut(text: str, n: int) -> str:
+        return text if len(text) <= n else text[: max(n - 1, 0)] + "\u2026"
+
+    widths = [min(cap, max(len(h), *(len(r[i]) for r in rows))) for i, (h, cap)
+              in enumerate(zip(head, caps))]
+    rest = width - sum(widths) - 2 * len(widths)
+    if rest >= 20:
+        widths.append(rest)
+    else:  # no room for the words: the five columns share the width
+        widths[-1] = max(4, widths[-1] + min(0, width - sum(widths) - 2 * (len(widths) - 1)))
+    lines = ["  ".join(cut(c, w).ljust(w) for c, w in zip(r, widths)).rstrip()
+             for r in [head, *rows]]
+    return "\n".join(lines)
 
 
 def add_claims(sub) -> None:
     sp = sub.add_parser("claims", help="the claims ledger: every published claim, ours with its "
-                                       "interval, and the verdict of the one rule")
-    sp.add_argument("--results", default="results",
-                    help="a results directory whose targets/*.claims.csv the compare steps wrote")
+                                       "interval, the verdict of the one rule, the run it is from")
+    sp.add_argument("--ledger", default="reports/claims.csv",
+                    help="the merged ledger the workflow wrote (read when --results is not given)")
+    sp.add_argument("--results", default=None,
+                    help="merge this results directory's targets/*.claims.csv with the reference "
+                         "run's ledger instead of reading --ledger")
+    sp.add_argument("--reference", default="reports/reference",
+                    help="the committed reference run whose claims.csv is merged in")
     sp.add_argument("--document", help="only this document's claims (short name)")
     sp.add_argument("--verdict", help="only claims with this verdict (e.g. 'not reproduced')")
+    sp.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                    help="table (default: fits --width columns), csv or json (every column)")
+    sp.add_argument("--width", type=int, default=100, help="the table's width in characters")
     sp.add_argument("--output", help="write the ledger as CSV here (besides printing it)")
     sp.set_defaults(func=cmd_claims)
 

@@ -95,6 +95,7 @@ def cmd_run(args) -> int:
     prov = provenance({"graph": args.graph, "solver": args.solver, "params": spec.params,
                        "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
                        **({"shard": args.shard} if args.shard else {})})
+    prov.update(_peer_build(args.solver))
     # the job's wall time and where it went: what `graphrepro plan` predicts the next run from
     done = time.perf_counter()
     job = {"startup_s": started, "imports_s": imported - t0, "graph_load_s": loaded - imported,
@@ -127,6 +128,19 @@ def _graph_for_run(path, fmt, name):
         graph = load_graph(path, fmt, name=name)
         _GRAPHS[key] = (graph, graph_digest(graph))
     return _GRAPHS[key]
+
+
+def _peer_build(run_id: str) -> dict:
+    """A peer's run (issue 33) names what its binary was built from: commit, tree, patch, nvcc."""
+    from ..native.peers import read_manifest
+    from ..solvers import resolve
+
+    spec, _ = resolve(run_id)
+    if spec.document != "peer":
+        return {}
+    manifest = read_manifest()
+    return {"peer_build": (manifest.get("peers") or {}).get(spec.name)
+            or (manifest.get("not_built") or {}).get(spec.name)}
 
 
 def add_run(sub) -> None:

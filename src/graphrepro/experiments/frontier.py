@@ -1,15 +1,18 @@
-"""``frontier_sssp``: today's best, beside the documents (issue 21).
+"""``frontier_sssp``: today's best, beside the documents (issues 21 and 33).
 
-The study's own GPU SSSP (``frontier``) beside each document's best variant on the road graphs
-(real NY first, then the stand-ins), the CPU baselines, and the peers the issue measured once
-outside the workflow (ADDS, Gunrock, BGL: ``published/graphrepro.csv``, labelled as such). Each
-measured row carries the counters that explain its time: vertex pops and expansions per vertex,
-arcs relaxed per arc, rounds (a block's batch for frontier, a barrier-separated round for the
-documents' persistent kernels) and grid syncs.
+The study's own GPU SSSP (``frontier``) beside the peers, ADDS and Gunrock, built from their
+public source and run by the workflow in the same run (document ``peer``, issue 33), each
+document's best variant on the road graphs (real NY first, then the stand-ins), and the CPU
+baselines. Each solver's time is set beside the fastest peer's on the same graph from the same run
+(``/ fastest peer``: its median over the peer's). A peer that hung is counted (``hung``), not
+dropped. The peers' own timers are shown beside our CUDA events around their call
+(``peer's own timer (ms)``). Each measured row carries the counters that explain its time: vertex
+pops and expansions per vertex, arcs relaxed per arc, rounds and grid syncs.
 
-The goals are the issue's (H100): real NY <= 4.4 ms median per source, western stand-in <= 15 ms,
+The goals are issue 21's (H100): real NY <= 4.4 ms median per source, western stand-in <= 15 ms,
 calnev stand-in <= 8 ms, exact on every source. Exactness is not a column: a wrong distance
-fails the run before any time is written.
+fails the run before any time is written. The BGL numbers issue 21 measured once outside the
+workflow (``published/graphrepro.csv``) stay, labelled as such; no peer number is typed in.
 """
 
 from __future__ import annotations
@@ -22,26 +25,30 @@ from .measured import median_counter, per_source, run_status, summarise_times, t
 DOCUMENT = "graphrepro"
 ITEM = "today's best, beside the documents"
 OURS = "frontier"
-# Each document's best variant on road graphs (their own targets' tables), then the CPU ones.
-SOLVERS = (OURS, "lbr_persistent", "workfront", "hybrid", "nearfar", "harish", "dijkstra",
+PEERS = ("adds", "gunrock")  # document `peer`, built from source (issue 33)
+# The peers, each document's best variant on road graphs (their own targets' tables), then the CPU.
+SOLVERS = (OURS, *PEERS, "lbr_persistent", "workfront", "hybrid", "nearfar", "harish", "dijkstra",
            "bgl_dijkstra")
-FROM = {OURS: "graphrepro (ours)", "lbr_persistent": "safari2017", "harish": "safari2017",
-        "workfront": "senthilkumar", "hybrid": "senthilkumar", "nearfar": "senthilkumar",
-        "dijkstra": "CPU baseline", "bgl_dijkstra": "CPU baseline"}
+PEER_FROM = "peer (built from source)"
+FROM = {OURS: "graphrepro (ours)", "adds": PEER_FROM, "gunrock": PEER_FROM,
+        "lbr_persistent": "safari2017", "harish": "safari2017", "workfront": "senthilkumar",
+        "hybrid": "senthilkumar", "nearfar": "senthilkumar", "dijkstra": "CPU baseline",
+        "bgl_dijkstra": "CPU baseline"}
 GOALS_MS = {"ny": 4.4, "western": 15.0, "calnev": 8.0}
 PEER_LABEL = "measured once outside the workflow, H100, 2026-11-24, our stand-ins at that commit"
 COLUMNS = ["graph", "vertices", "arcs", "solver", "from", "median (ms)", "IQR (ms)",
-           "mean (ms)", "sources", "pops / vertex", "expansions / vertex", "arcs relaxed / arc",
-           "rounds", "grid syncs", "idle scans", "ADDS (ms)", "ours / ADDS", "goal (ms)", "against the goal"]
+           "mean (ms)", "sources", "hung", "peer's own timer (ms)", "pops / vertex",
+           "expansions / vertex", "arcs relaxed / arc", "rounds", "grid syncs", "idle scans",
+           "fastest peer", "fastest peer (ms)", "/ fastest peer", "goal (ms)", "against the goal"]
 
 
-# The graphs the issue's peers ran on: the real NY file, and our full-size stand-ins of the others.
+# The graphs issue 21's goals and BGL numbers are for: the real NY file, our full-size stand-ins.
 PEER_GRAPHS = {"ny": "real", "calnev": "stand-in", "western": "stand-in"}
 
 
 def _dataset(stats: dict, graph: str) -> str | None:
-    """The issue's graph this one is (ny, calnev, western), or None: the peers' numbers and the
-    goals hold only for the graph they were measured on, at full size, with its own weights."""
+    """The issue's graph this one is (ny, calnev, western), or None: the goals and the transcribed
+    BGL numbers hold only for the graph they were measured on, at full size, with its weights."""
     origin = (stats.get(graph) or {}).get("origin") or {}
     key = origin.get("dataset")
     if (key not in PEER_GRAPHS or origin.get("reweight") or origin.get("kind") != PEER_GRAPHS[key]
@@ -50,21 +57,40 @@ def _dataset(stats: dict, graph: str) -> str | None:
     return key
 
 
-def _peers(published: pd.DataFrame, dataset: str | None) -> pd.DataFrame:
+def _transcribed(published: pd.DataFrame, dataset: str | None) -> pd.DataFrame:
     if dataset is None or published.empty:
         return published.iloc[0:0]
     return published[(published["item"] == ITEM) & (published["column"] == dataset)]
 
 
-def _adds_ms(peers: pd.DataFrame) -> float | None:
-    hit = peers[peers["row"].str.startswith("ADDS")]
-    try:
-        return float(hit["value"].iloc[0]) if len(hit) else None
-    except ValueError:
+def _is_peer(variant: str) -> bool:
+    return variant.split("@")[0] in PEERS
+
+
+def _fastest_peer(times: pd.DataFrame, graph: str) -> tuple[str | None, float | None]:
+    """The peer run (any variant) with the lowest median on this graph in this run."""
+    mine = times[(times["graph"] == graph) & times["variant"].map(_is_peer)]
+    if mine.empty:
+        return None, None
+    best = mine.loc[mine["median_ms"].idxmin()]
+    return str(best["variant"]), float(best["median_ms"])
+
+
+def _hung(here: pd.DataFrame, variant: str) -> int | None:
+    """Sources a peer hung on (or gave up on after hanging): issue 33's hangs, recorded."""
+    if not _is_peer(variant):
         return None
+    mine = here[here["variant"] == variant]
+    status = mine["status"].astype(str)
+    hung = status.str.contains("hung")
+    if not (hung | (status == "ok")).any():
+        return None  # it did not run here (no GPU, not built): no hang to count
+    return int(mine.loc[hung, "source"].nunique())
 
 
 def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> pd.DataFrame:
+    if "variant" not in runs:
+        runs = runs.assign(variant=runs["solver"])
     times = summarise_times(runs)
     rows = []
     for graph in pd.unique(runs["graph"]):  # config order: real NY first
@@ -72,13 +98,14 @@ def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -
         origin = info.get("origin") or {}
         dataset = _dataset(stats, graph)
         named = origin.get("dataset") if origin.get("dataset") in PEER_GRAPHS else None
-        peers = _peers(published, named)
-        adds = _adds_ms(peers) if dataset else None  # a ratio only on the peers' own graph
-        base = {"graph": graph, "vertices": info.get("vertices"), "arcs": info.get("arcs")}
+        fastest, fastest_ms = _fastest_peer(times, graph)
+        base = {"graph": graph, "vertices": info.get("vertices"), "arcs": info.get("arcs"),
+                "fastest peer": fastest, "fastest peer (ms)": fastest_ms}
         here = runs[runs["graph"] == graph]
-        for variant in pd.unique(here["variant"] if "variant" in here else here["solver"]):
+        for variant in pd.unique(here["variant"]):
             solver = variant.split("@")[0]
-            row = {**base, "solver": variant, "from": FROM.get(solver, "")}
+            row = {**base, "solver": variant, "from": FROM.get(solver, ""),
+                   "hung": _hung(here, variant)}
             t = times[(times["graph"] == graph) & (times["variant"] == variant)]
             if t.empty:
                 row["median (ms)"] = run_status(here, variant)
@@ -95,25 +122,28 @@ def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -
             row.update({
                 "median (ms)": ms, "IQR (ms)": f"{s['q25_ms']:.4g}-{s['q75_ms']:.4g}",
                 "mean (ms)": float(s["mean_ms"]), "sources": int(s["sources"]),
+                "peer's own timer (ms)": counter("peer_ms"),
                 "pops / vertex": counter("vertices_popped", info.get("vertices")),
                 "expansions / vertex": counter("vertices_expanded", info.get("vertices")),
                 "arcs relaxed / arc": counter("arcs_relaxed", info.get("arcs")),
                 "rounds": counter("iterations"), "grid syncs": counter("grid_syncs"),
-                "idle scans": counter("idle_scans"), "ADDS (ms)": adds,
-                "ours / ADDS": ms / adds if adds else None})
+                "idle scans": counter("idle_scans"),
+                "/ fastest peer": ms / fastest_ms if fastest_ms else None})
             if solver == OURS and dataset:
                 row["goal (ms)"] = GOALS_MS[dataset]
             row["against the goal"] = _against_goal(solver, ms, dataset)
             rows.append(row)
-        for _, p in peers.iterrows():
+        for _, p in _transcribed(published, named).iterrows():
             where = "" if dataset else "; not this graph: shown for reference, not compared"
             rows.append({**base, "solver": p["row"], "from": PEER_LABEL, "median (ms)": p["value"],
-                         "against the goal": f"peer ({p['note']}{where})"})
+                         "against the goal": f"transcribed ({p['note']}{where})"})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _against_goal(solver: str, ms: float, dataset: str | None) -> str:
     """Our own benchmark goal (issue 21), not a document's claim: it stays out of the ledger."""
+    if solver in PEERS:
+        return "peer"
     if solver != OURS:
         return "measured"
     if dataset is None:
@@ -124,32 +154,40 @@ def _against_goal(solver: str, ms: float, dataset: str | None) -> str:
     return f"goal missed: {ms:.3g} ms, {ms / goal:.2f}x the {goal:g} ms goal"
 
 
+def _num(value) -> float | None:
+    number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+    return None if pd.isna(number) else float(number)
+
+
 def summary_frontier(table: pd.DataFrame) -> str:
-    ours = table[table["solver"].str.split("@").str[0] == OURS]
+    solver = table["solver"].astype(str).str.split("@").str[0]
+    ours = table[solver == OURS]
     timed = ours[pd.to_numeric(ours["median (ms)"], errors="coerce").notna()]
     if timed.empty:
-        return ("No GPU run in this config: frontier's times are untested here; the peers' "
-                f"numbers ({PEER_LABEL}) are shown for reference.")
+        return ("No GPU run in this config: frontier's and the peers' times are untested here "
+                "(their rows say why).")
     parts = []
     for _, r in timed.iterrows():
         graph_rows = table[table["graph"] == r["graph"]]
         measured = graph_rows[pd.to_numeric(graph_rows["median (ms)"], errors="coerce").notna()
                               & (graph_rows["from"] != PEER_LABEL)]
-        docs = measured[~measured["from"].isin(["graphrepro (ours)", "CPU baseline"])]
-        best = None
+        docs = measured[~measured["from"].isin(["graphrepro (ours)", "CPU baseline", PEER_FROM])]
+        text = f"{r['graph']}: frontier {float(r['median (ms)']):.3g} ms"
+        ratio = _num(r.get("/ fastest peer"))
+        if ratio is not None:
+            text += (f", {ratio:.2f}x the fastest peer's time ({r['fastest peer']} "
+                     f"{_num(r['fastest peer (ms)']):.3g} ms, same run)")
         if len(docs):
             best = docs.loc[pd.to_numeric(docs["median (ms)"]).idxmin()]
-        text = f"{r['graph']}: frontier {float(r['median (ms)']):.3g} ms"
-        if best is not None:
-            text += (f" against the documents' best, {best['solver']} "
+            text += (f"; the documents' best, {best['solver']}, "
                      f"{float(best['median (ms)']):.3g} ms")
-        if r.get("ours / ADDS") not in (None, ""):
-            text += f"; {float(r['ours / ADDS']):.2f}x ADDS's time"
-        text += (f" ({r['arcs relaxed / arc']} arcs relaxed per arc, {r['rounds']} batches, "
-                 f"{r['grid syncs']} grid syncs); {r['against the goal']}")
+        hung = pd.to_numeric(graph_rows["hung"], errors="coerce").fillna(0)
+        if hung.sum():
+            text += f"; a peer hung on {int(hung.sum())} source(s)"
+        text += f"; {r['against the goal']}"
         parts.append(text)
-    return ("; ".join(parts) + f". Peers: {PEER_LABEL}. Every distance was checked against "
-            "the CPU Dijkstra.")
+    return ("; ".join(parts) + ". Peers (ADDS, Gunrock) built from their public source and run "
+            "in the same workflow run; every distance was checked against the CPU Dijkstra.")
 
 
 def figure_frontier(runs: pd.DataFrame, ax) -> None:
@@ -161,12 +199,12 @@ def figure_frontier(runs: pd.DataFrame, ax) -> None:
         ax.figure.set_size_inches(5, 0.6)
         return
     time_bars(src, pd.unique(runs["graph"]), "variant", list(pd.unique(src["variant"])),
-              "today's best, beside the documents: frontier and each document's best", ax)
+              "today's best, beside the documents: frontier, the peers and each document's best", ax)
 
 
 target(Target("frontier_sssp", DOCUMENT, ITEM,
-              "the study's own GPU SSSP (frontier) beside each document's best variant and the "
-              "CPU baselines on the road graphs, with the counters that explain its time, and "
-              "the peers measured once outside the workflow",
+              "the study's own GPU SSSP (frontier) beside the peers (ADDS, Gunrock: built from "
+              "their source, same run), each document's best variant and the CPU baselines, "
+              "with the counters that explain its time and its ratio to the fastest peer",
               solvers=SOLVERS, compare=compare_frontier, figure=figure_frontier,
               summary=summary_frontier, prints=True))

@@ -12,6 +12,7 @@ import pandas as pd
 from ..datasets.origin import describe_origin
 from .registry import Target, target
 from .measured import median_counter, not_run, per_source, run_status, summarise_times
+from .safari2017_figures import PERSISTENT, _grey_superseded, _no_data, figure_table2
 from ..claims.ledger import load_claims
 from .safari2017_evidence import (TABLE1_STATS, _table1_value_matches, evidence_calnev,
                                   evidence_fig3, evidence_fig4, evidence_table1, evidence_table2,
@@ -19,7 +20,6 @@ from .safari2017_evidence import (TABLE1_STATS, _table1_value_matches, evidence_
 
 # Our solver for each Table 2 row we implement; the rest are shown for context.
 OURS = {"Harish et al. [12 13]": "harish", "Proposed Algorithm": "lbr"}
-PERSISTENT = "lbr_persistent"
 PERSISTENT_ROW = "LBR as one persistent kernel (this study)"
 FIG4_K = (1, 2, 3, 4, 5)
 FIG4_T = (1, 2, 3, 4)
@@ -175,32 +175,6 @@ def compare_table2(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -> 
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def figure_table2(runs: pd.DataFrame, ax) -> None:
-    """What Table 2 argues with, counted per solve for each of our methods."""
-    ok = runs[runs["status"] == "ok"]
-    if ok.empty:
-        _no_data(ax, run_status(runs, "harish") or "no solver ran")
-        return
-    import seaborn as sns
-
-    counters = [c for c in ("iterations", "kernel_launches", "host_round_trips", "atomics")
-                if c in ok]
-    counts = ok.melt(id_vars=["graph", "variant"], value_vars=counters, var_name="counter",
-                     value_name="per solve").dropna()
-    counts["method / counter"] = counts["variant"] + ": " + counts["counter"]
-    sns.barplot(data=counts, x="graph", y="per solve", hue="method / counter",
-                order=list(pd.unique(ok["graph"])), estimator="median", errorbar=("pi", 50), ax=ax)
-    ax.set_yscale("log")
-    ax.legend(fontsize=6, ncol=2)
-    ax.set_title("safari2017 Table 2, measured per solve (median over sources, IQR bars)")
-
-
-def _no_data(ax, text: str) -> None:
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
-    ax.set_axis_off()
-    ax.figure.set_size_inches(5, 0.6)  # a line of text, not a blank page
-
-
 # --- Figure 3 ---------------------------------------------------------------------------------
 
 def _time_per_iteration(runs, times, graph, variant) -> float | None:
@@ -273,7 +247,8 @@ def _fig3_published_speedups(published: pd.DataFrame) -> dict[str, float]:
 def figure_fig3(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -> None:
     """LBR's and the persistent variant's speedup over Harish et al. per graph (bars: mean over
     sources, error bars: 95% bootstrap interval over sources), the paper's speedups as black
-    diamonds and its 3.36x-5.77x range as a band"""
+    diamonds and its 3.36x-5.77x range as a band; faint bars marked "old path": timed on numba's
+    own launches, superseded, deciding no claim"""
     import seaborn as sns
 
     src = per_source(runs)
@@ -297,6 +272,7 @@ def figure_fig3(runs: pd.DataFrame, ax, published: pd.DataFrame | None = None) -
         ax.scatter(xs, [pub[g] for g in pub if g in order], marker="D", color="black", zorder=5,
                    label="paper (GeForce GT 630)")
         ax.legend()
+    _grey_superseded(ax, runs, order)
     ax.set_ylabel("speedup over Harish et al. (x)")
     ax.set_xlabel("graph")
     ax.set_title("safari2017 Fig. 3: LBR's speedup over Harish et al., ours and the paper's")

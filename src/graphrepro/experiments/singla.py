@@ -178,15 +178,19 @@ def figure_sweep(runs, ax, *, title, published, quoted):
         ax.plot(part["edges"], part["solve_ms"], marker=MARKERS.get(family, "x"),
                 color=colours[variant], label=f"{variant}, {family}")
     pub = published[published["column"].isin(quoted)]
+    drawn_pub = False
     for _, p in pub.iterrows():
         edges_quoted = _edges_of(p["row"])
         if edges_quoted is None:
             continue
         ms = float(p["value"]) * (1.0 if p["unit"] == "ms" else 1e3)
-        ax.plot([edges_quoted], [ms], marker="*", markersize=12, color="black", linestyle="none")
-        label = p['column'].replace('_', ' ').replace('gpu', 'GPU').replace('cpu', 'CPU')
-        ax.annotate(f"published {label} (2012 hardware)", (edges_quoted, ms),
-                    textcoords="offset points", xytext=(4, 4), fontsize=7)
+        ax.plot([edges_quoted], [ms], marker="*", markersize=12, color="black", linestyle="none",
+                label="_published" if drawn_pub else "published (2012 hardware)")
+        drawn_pub = True
+        # a short label left of the star: the legend sits right of the axes, beside the stars
+        label = p['column'].replace('_time', '').replace('gpu', 'GPU').replace('cpu', 'CPU')
+        ax.annotate(label, (edges_quoted, ms), textcoords="offset points", xytext=(-8, 0),
+                    fontsize=7, ha="right", va="center")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("edges")

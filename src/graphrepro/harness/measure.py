@@ -20,6 +20,7 @@ from ..graph.csr import CSRGraph
 from ..errors import InputError
 from ..gpu import NOT_RUN_NO_GPU  # noqa: F401  (re-exported: callers read it here)
 from ..native import NotBuildableHere
+from ..native.peers import PeerHung
 from ..solvers import check_source, make_run_id, parse_run_id, resolve
 
 
@@ -105,24 +106,40 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print, phases: dict | None = Non
             phases["verify_s"] += clock() - t3
         return result
 
+    # A peer (issue 33) that misses its deadline has been killed: its source is a "hung" row,
+    # not a stopped run; every finished answer is still verified before it counts.
+    # a solver whose counters come with every solve (a peer) needs no extra counting pass
+    counting = solver.device == "gpu" and not getattr(prepared, "counters_free", False)
     try:
         for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
-            run(spec.sources[0], spec.digests[0], part="warmup_s")
+            try:
+                run(spec.sources[0], spec.digests[0], part="warmup_s")
+            except PeerHung as e:
+                log(f"{solver.name} on {graph.name}: warm-up {e.status}: {e}")
         rows = []
         for source, digest in zip(spec.sources, spec.digests):
-            counters = (dict(run(source, digest, count=True, part="count_s").counters)
-                        if solver.device == "gpu" else {})
-            for trial in range(spec.trials):
-                result = run(source, digest)
-                rows.append({**base, "source": int(graph.label_of(source)), "trial": trial,
-                             "status": "ok", "device_name": device_name,
-                             "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
-                             "download_ms": result.download_ms,
-                             "device_bytes": prepared.device_bytes,
-                             **result.counters, **counters,
-                             **{f"static_{k}": v for k, v in solver.static_counters.items()}})
-            message = (f"{solver.name} on {graph.name}, source {graph.label_of(source)}: "
-                       f"median of {spec.trials} {sorted(r['solve_ms'] for r in rows[-spec.trials:])[spec.trials // 2]:.3f} ms, verified")
+            label = int(graph.label_of(source))
+            try:
+                counters = (dict(run(source, digest, count=True, part="count_s").counters)
+                            if counting else {})
+                done = []
+                for trial in range(spec.trials):
+                    result = run(source, digest)
+                    done.append({**base, "source": label, "trial": trial,
+                                 "status": "ok", "device_name": device_name,
+                                 "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
+                                 "download_ms": result.download_ms,
+                                 "device_bytes": prepared.device_bytes,
+                                 **result.counters, **counters,
+                                 **{f"static_{k}": v for k, v in solver.static_counters.items()}})
+            except PeerHung as e:
+                log(f"{solver.name} on {graph.name}, source {label}: {e.status}: {e}")
+                rows.append({**base, "source": label, "trial": None, "status": e.status,
+                             "device_name": device_name})
+                continue
+            rows += done
+            message = (f"{solver.name} on {graph.name}, source {label}: median of {spec.trials} "
+                       f"{sorted(r['solve_ms'] for r in done)[spec.trials // 2]:.3f} ms, verified")
             if pending:
                 pending[-1] = (pending[-1][0], message)  # said once its last pass is checked
             else:
@@ -131,4 +148,6 @@ def measure(graph: CSRGraph, spec: RunSpec, log=print, phases: dict | None = Non
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if hasattr(prepared, "close"):
+            prepared.close()  # a peer's process and its exported graph go now, not at exit
     return pd.DataFrame(rows)

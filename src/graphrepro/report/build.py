@@ -1,10 +1,12 @@
 """``reports/index.html``: the claims ledger first, then each target's claims, figure and table.
 
 The page is self-contained (figures and CSVs are embedded) so it can be mailed or archived as one
-file. It opens with the verdict counts per document for the best available run of each target:
-this machine's, or, for GPU targets this machine could not run, the committed reference run
-(``reports/reference/``), whose tables are then shown alone, labelled with the commit, config,
-date and device of the runs that made them.
+file. It reads one ledger, this machine's rows merged with the committed reference run's
+(``report/ledger.py::precedence``, each row naming its run), and shows every claim with that one
+number: in the claims table, in its section, and in the section's table where a row stands for
+it. A target whose claims come from the reference run, or that this machine could not run, shows
+the reference run's table, labelled with the commit, config, date and device of its runs.
+Sections are collapsed to a line with their verdict counts; each reason is said once.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ from .. import gpu
 from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
-from .ledger import REFERENCE, VERDICTS, best_ledger, empty_ledger, load_ledger, verdict_counts
+from .ledger import (FROM_RUN, REFERENCE, VERDICTS, read_ledger, the_ledger, verdict_counts)
+from ..claims import split_ids
+from .distributions import section_distributions
+from .page import (checked_against, ours_text, claim_rows, previous_reference_ledger, verification,
+                   what_changed)
 from .present import csv_href, explanations, html_table
 from .provenance import benchmark_devices, table_provenance
 from .summary import write_summary
@@ -106,15 +112,31 @@ def _uses_gpu(t) -> bool:
     return any(resolve(r)[0].device == "gpu" for r in t.solvers)
 
 
-def _shown(t, root: Path, df: pd.DataFrame, run: str, floor: dict | None = None) -> dict:
+def _ledger_values(df: pd.DataFrame, ledger: pd.DataFrame | None) -> pd.DataFrame:
+    """A table row standing for one claim shows the ledger's ``ours`` for it (with its interval,
+    from the run the ledger chose), so a section never gives a claim a second number; the table's
+    own cell (a range over every graph it lists) stays in its CSV."""
+    if ledger is None or "ours" not in df.columns or "claim_id" not in df.columns:
+        return df
+    by_id = {r["claim_id"]: r for r in ledger.to_dict("records") if r.get("claim_id")}
+    df = df.copy()
+    for i, cell in df["claim_id"].items():
+        ids = split_ids(cell)
+        if len(ids) == 1 and ids[0] in by_id and str(by_id[ids[0]].get("ours", "")):
+            df.at[i, "ours"] = ours_text(by_id[ids[0]])
+    return df
+
+
+def _shown(t, root: Path, df: pd.DataFrame, run: str, floor: dict | None = None,
+           ledger: pd.DataFrame | None = None) -> dict:
     """What a section shows of one run's table: summary, figure, table, CSV, label notes."""
-    shown = _beside_floor(df, floor)
+    shown = _beside_floor(_ledger_values(df, ledger), floor)
     return {"run": run, "summary": _summary(t, df, root / "targets" / f"{t.name}.claims.csv"),
             "figure": _embed_png(root / "figures" / f"{t.name}.png"),
             "caption": figure_caption(root / "figures" / f"{t.name}.png"),
             "table": html_table(shown, f"t-{t.name}-{'ref' if run == REFERENCE else 'here'}"),
             "csv": csv_href(df), "csv_name": f"{t.name}{'-reference' if run == REFERENCE else ''}.csv",
-            "explain": explanations(df)}
+            "explain": explanations(df), "checked": checked_against(t, df)}
 
 
 def _data_short(data: str) -> str:
@@ -135,13 +157,7 @@ def _data_short(data: str) -> str:
 
 
 def _claim_rows(ledger: pd.DataFrame) -> list[dict]:
-    out = []
-    for r in ledger.to_dict("records"):
-        ours = r["ours"]
-        if r.get("ours_low") and r.get("ours_high"):
-            ours = f"{ours} [{r['ours_low']}, {r['ours_high']}]"
-        out.append({**r, "ours_shown": ours, "data_shown": _data_short(str(r.get("data") or ""))})
-    return out
+    return [{**r, "data_shown": _data_short(str(r.get("data") or ""))} for r in claim_rows(ledger)]
 
 
 def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
@@ -164,11 +180,18 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     use_ref = {t.name for t in targets if ref_tables[t.name] is not None
                and (local_tables[t.name] is None or _not_run_here(local_tables[t.name])
                     or (no_gpu and _uses_gpu(t)))}
-    local_ledger, ledger_source = (load_ledger(claims, results) if not alone
-                                   else (empty_ledger(), "none"))
-    ref_ledger, ref_source = (load_ledger(reference_claims, reference) if ref_prov
-                              else (None, None))
-    ledger = best_ledger(local_ledger, ref_ledger, use_ref)
+    if alone:  # the reference run's own page: its ledger, every row its run's
+        ledger = read_ledger(reference_claims if reference_claims and reference_claims.is_file()
+                             else reference / "claims.csv").assign(**{FROM_RUN: REFERENCE})
+        ledger_source = str(reference_claims or reference / "claims.csv")
+    else:
+        ledger, ledger_source = the_ledger(results, reference if ref_prov else None, claims=claims,
+                                           reference_claims=reference_claims if ref_prov else None,
+                                           gpu_here=not no_gpu)
+    # a target whose claims all come from the reference run shows the reference run's table
+    by_target = ledger.groupby("target")[FROM_RUN].agg(lambda s: set(s))
+    use_ref |= {t for t, runs in by_target.items() if runs == {REFERENCE}
+                and ref_tables.get(t) is not None}
     # the report's order: documents as listed, targets as registered, claims as the ledger has them
     order = {t.name: i for i, t in enumerate(all_targets())}
     docs = {d.short: i for i, d in enumerate((*DOCUMENTS, BEYOND))}
@@ -183,13 +206,13 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         for t in [t for t in all_targets() if t.document == doc.short]:
             item = {"target": t, "shown": None, "other": None, "published": None,
                     "not_run_line": False, "provenance": None, "devices": None,
-                    "claims": _claim_rows(ledger[ledger["target"] == t.name])}
+                    "claims": _claim_rows(mine := ledger[ledger["target"] == t.name])}
             local, ref = local_tables.get(t.name), ref_tables.get(t.name)
             if t.name in use_ref:
-                item["shown"] = _shown(t, reference, ref, REFERENCE, floor)
+                item["shown"] = _shown(t, reference, ref, REFERENCE, floor, mine)
                 item["not_run_line"] = local is not None
             elif local is not None:
-                item["shown"] = _shown(t, results, local, "this machine", floor)
+                item["shown"] = _shown(t, results, local, "this machine", floor, mine)
                 if ref is not None:
                     item["other"] = _shown(t, reference, ref, REFERENCE, floor)
             if (item["shown"] or {}).get("run") == REFERENCE or item["other"]:
@@ -202,19 +225,31 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 if len(pub):
                     item["published"] = html_table(
                         pub[["where", "row", "column", "value", "unit", "note"]], f"p-{t.name}")
+            item["tally"] = _tally(ledger[ledger["target"] == t.name])
+            if item["shown"]:
+                root = reference if item["shown"]["run"] == REFERENCE else results
+                item["distributions"] = section_distributions(root, t.name)
             items.append(item)
-        sections.append({"doc": doc, "entries": items})
+        sections.append({"doc": doc, "entries": items,
+                         "tally": _tally(ledger[ledger["document"] == doc.short])})
 
     counts = verdict_counts(ledger, [d.short for d in DOCUMENTS])
+    previous, changes_against = (previous_reference_ledger(reference) if ref_prov
+                                 else (None, ""))
+    current_ref = (read_ledger(reference / "claims.csv")
+                   if ref_prov and (reference / "claims.csv").is_file() else None)
+    changes = what_changed(current_ref, previous) if current_ref is not None else []
     env = jinja2.Environment(loader=jinja2.PackageLoader("graphrepro.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     html = env.get_template("index.html.j2").render(
         generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         sections=sections, launch_floor=floor, verdicts=VERDICTS, counts=counts, claims=_claim_rows(ledger),
-        claims_csv=csv_href(ledger), ledger_source=ledger_source, ref_ledger_source=ref_source,
+        claims_csv=csv_href(ledger), ledger_source=ledger_source,
+        changes=changes, changes_against=changes_against,
+        verified=verification(reference) if ref_prov else None,
         reference_targets=sorted(use_ref), not_run_here=bool(use_ref) or any(
             _not_run_here(df) for df in local_tables.values()),
-        provenances=_provenances(results), reference=ref_prov,
+        provenances=[] if alone else _provenances(results), reference=ref_prov,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
         stand_ins=_stand_ins(results), terrains=_terrains(results),
@@ -224,16 +259,21 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     return ledger
 
 
-def _summary(target, table: pd.DataFrame, claims: Path | None = None) -> str | None:
-    """The summary of the target's ledger rows where it has claims, else the target's own
-    sentence; a broken one must not sink the page."""
-    from ..claims import summary
+def _tally(rows: pd.DataFrame) -> list[tuple[str, int]]:
+    """(verdict, count) for the verdicts these ledger rows have, in the ledger's order."""
+    return [(v, int((rows["verdict"] == v).sum())) for v in VERDICTS
+            if (rows["verdict"] == v).any()]
 
+
+def _summary(target, table: pd.DataFrame, claims: Path | None = None) -> str | None:
+    """The target's own sentence where it has no claims (a target with claims shows their rows
+    instead: each reason is said once, in the claims table); a broken one must not sink the
+    page."""
     try:
         if claims is not None and claims.is_file():
             rows = pd.read_csv(claims, dtype=str, keep_default_na=False)
             if len(rows):
-                return summary(rows)
+                return None
         if target.summary is None:
             return None
         return target.summary(table)

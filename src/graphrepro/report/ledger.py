@@ -50,20 +50,101 @@ def load_ledger(claims: Path | None, tables: Path) -> tuple[pd.DataFrame, str]:
     return collect(tables), f"{tables}/targets/*.claims.csv"
 
 
-def best_ledger(local: pd.DataFrame, reference: pd.DataFrame | None,
-                use_reference: set[str]) -> pd.DataFrame:
-    """Each target's rows from its best run: this machine's, except for the targets in
-    ``use_reference`` (GPU targets this machine could not run) and those only the reference run
-    measured. A ``run`` column says which."""
-    local = local.assign(run=THIS_MACHINE)
+# The merged ledger's column naming the run a row was taken from (the ledger's own ``run`` column
+# keeps the days and commits of the runs behind it).
+FROM_RUN = "from_run"
+
+
+def data_rank(data: str) -> int:
+    """How much a row's data says about the document's graphs: 2 real data only, 1 some real
+    data or real topology with synthetic weights, 0 stand-ins or synthetic graphs only (or
+    nothing measured)."""
+    parts = [p.split(":", 1)[1].strip().lower() if ":" in p else p.strip().lower()
+             for p in str(data or "").split(";") if p.strip()]
+    real = [p.startswith("real:") or p == "real" or p.startswith("real ") and
+            not p.startswith("real topology") for p in parts]
+    if parts and all(real):
+        return 2
+    return 1 if any(p.startswith("real") for p in parts) else 0
+
+
+def _key(row) -> str:
+    return str(row.get("claim_id") or "") or f"{row.get('target')}\x1f{row.get('claim')}"
+
+
+def precedence(row, *, gpu_claim: bool, gpu_here: bool, reference: bool) -> tuple:
+    """Which of two rows for one claim the merged ledger keeps: the larger key. Written once:
+    a verdict over "not testable here"; then real data over real topology over a stand-in; then,
+    for a claim that times a GPU on a machine without one, the reference GPU run; then this
+    machine's (the newer run). So a small local stand-in never overrides a reference verdict on
+    the document's real graph (t1.ny), and an untested reference row never hides a local one.
+    Where neither tested it, a run that built its target (and says why it could not) beats one
+    that did not build it."""
+    testable = row.get("verdict") != "not testable here"
+    # claims.collect's row for a claim whose target a run did not build says nothing of it
+    built = not str(row.get("reason", "")).startswith("its target ")
+    gpu_ref = reference and gpu_claim and not gpu_here
+    return (testable, built, data_rank(row.get("data", "")), gpu_ref, not reference)
+
+
+def merge_ledgers(local: pd.DataFrame, reference: pd.DataFrame | None, *,
+                  gpu_targets: set[str] = frozenset(), gpu_here: bool = False) -> pd.DataFrame:
+    """The one ledger: for every claim the row of the run that :func:`precedence` prefers, in
+    the order the claims first appear (this machine's, then claims only the reference has), each
+    row naming the run it came from (``from_run``)."""
+    local = local.assign(**{FROM_RUN: THIS_MACHINE})
     if reference is None or reference.empty:
         return local.reset_index(drop=True)
-    reference = reference.assign(run=REFERENCE)
-    ours = set(local["target"])
-    take_ref = reference["target"].isin(use_reference | (set(reference["target"]) - ours))
-    # a target shown from the reference run counts only its rows there (none, if it has none)
-    keep_local = ~local["target"].isin(use_reference | set(reference.loc[take_ref, "target"]))
-    return pd.concat([local[keep_local], reference[take_ref]], ignore_index=True)
+    reference = reference.assign(**{FROM_RUN: REFERENCE})
+    chosen: dict[str, tuple] = {}
+    order: list[str] = []
+    for is_ref, frame in ((False, local), (True, reference)):
+        for row in frame.to_dict("records"):
+            k = _key(row)
+            rank = precedence(row, gpu_claim=row.get("target") in gpu_targets, gpu_here=gpu_here,
+                              reference=is_ref)
+            if k not in chosen:
+                order.append(k)
+                chosen[k] = (rank, row)
+            elif rank > chosen[k][0]:
+                chosen[k] = (rank, row)
+    columns = list(dict.fromkeys([*local.columns, *reference.columns]))
+    return pd.DataFrame([chosen[k][1] for k in order], columns=columns).fillna("")
+
+
+def gpu_target_names() -> set[str]:
+    """The targets that time a GPU solver (their claims need a CUDA device)."""
+    from ..experiments import all_targets
+    from ..solvers import load_all, resolve
+
+    load_all()
+    return {t.name for t in all_targets() if t.ready
+            and any(resolve(r)[0].device == "gpu" for r in t.solvers)}
+
+
+def the_ledger(results: Path, reference: Path | None, *, claims: Path | None = None,
+               reference_claims: Path | None = None, gpu_here: bool | None = None
+               ) -> tuple[pd.DataFrame, str]:
+    """The one merged ledger and what it was made from. ``claims``: a ledger CSV; one that
+    already names each row's run (``from_run``: the workflow's merged ``reports/claims.csv``)
+    is the ledger as it is; otherwise this machine's rows (that CSV, or ``results``' target
+    claims files) are merged with the reference run's (``reference_claims``, or
+    ``reference/claims.csv``)."""
+    if claims is not None and claims.is_file():
+        head = pd.read_csv(claims, dtype=str, keep_default_na=False, nrows=0)
+        if FROM_RUN in head.columns:
+            return read_ledger(claims), str(claims)
+    local, source = load_ledger(claims, results)
+    ref_path = reference_claims or (reference / "claims.csv" if reference is not None else None)
+    if ref_path is None or not ref_path.is_file():
+        return merge_ledgers(local, None), source
+    if gpu_here is None:
+        from .. import gpu
+
+        gpu_here = gpu.cuda_available()
+    merged = merge_ledgers(local, read_ledger(ref_path), gpu_targets=gpu_target_names(),
+                           gpu_here=gpu_here)
+    return merged, f"{source} merged with {ref_path}"
 
 
 def verdict_counts(ledger: pd.DataFrame, documents: list[str]) -> list[dict]:

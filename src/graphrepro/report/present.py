@@ -55,7 +55,7 @@ def default_columns(columns: list[str]) -> list[str]:
     labels = [c for c in _LABELS if c in columns][:2] or columns[:1]
     picked = set(labels)
     budget = MAX_DEFAULT_COLUMNS - len(labels) - ("verdict" in columns)
-    for c in ("data", "published", "ours", "ratio"):  # a claims-style table's own columns first
+    for c in ("data", "run", "published", "ours", "ratio"):  # a claims-style table's own first
         if c in columns and budget > 0:
             picked.add(c)
             budget -= 1
@@ -123,6 +123,13 @@ def csv_href(df: pd.DataFrame) -> str:
     return "data:text/csv;base64," + base64.b64encode(df.to_csv(index=False).encode()).decode()
 
 
+def _superseded(row) -> bool:
+    """A row timed only on numba's own launches (claims/origin.py's name for the old path)."""
+    path = str(row.get("launch_path", "") or "")
+    return "numba's launches" in path and "graphrepro.launch;" not in path and not \
+        path.startswith("graphrepro.launch")
+
+
 def html_table(df: pd.DataFrame, table_id: str) -> str:
     """The table with its extra columns marked (hidden until "all columns" is pressed)."""
     columns = list(df.columns)
@@ -131,9 +138,11 @@ def html_table(df: pd.DataFrame, table_id: str) -> str:
     esc = html.escape
     hidden = ' class="extra"'
     head = "".join(f"<th{hidden if c in extra else ''}>{esc(c)}</th>" for c in columns)
-    body = []
+    body, superseded = [], 0
     for _, row in df.iterrows():
         cells = []
+        old = _superseded(row)
+        superseded += old
         for c in columns:
             v = _cell(row[c])
             cls = ["extra"] if c in extra else []
@@ -141,8 +150,12 @@ def html_table(df: pd.DataFrame, table_id: str) -> str:
                 cls += ["verdict", _verdict_class(v)]
             attr = f' class="{" ".join(cls)}"' if cls else ""
             cells.append(f"<td{attr}>{_breakable(esc(v))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        body.append(('<tr class="superseded" title="timed on the superseded launch path">'
+                     if old else "<tr>") + "".join(cells) + "</tr>")
     toggle = (f'<button type="button" class="toggle" data-for="{table_id}">all columns '
               f"({len(columns)})</button>" if extra else "")
-    return (f'{toggle}<div class="tbl" id="{table_id}"><table class="data"><thead><tr>{head}'
+    note = (f'<p class="note superseded-note">{superseded} grey row{"s" * (superseded != 1)}: '
+            "timed on the superseded launch path (numba's own launches, before "
+            "graphrepro.launch); they decide no claim until rerun.</p>" if superseded else "")
+    return (f'{note}{toggle}<div class="tbl" id="{table_id}"><table class="data"><thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')

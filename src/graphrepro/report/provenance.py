@@ -2,7 +2,9 @@
 
 Every run file and benchmark table of a reference run has a ``.provenance.json`` beside it
 (commit, config hash, date, device). A reference table is credited with the records of exactly
-the runs it reads, so a table rebuilt from later calls names those calls' commits.
+the runs it reads, so a table rebuilt from later calls names those calls' commits. A table copied
+from a call of its own names that call's records in ``targets/<target>.runs`` (one path below the
+reference folder a line).
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from ..solvers import run_file, run_file_id
 
 
 def _record_paths(reference: Path, target, settings: dict | None) -> list[Path]:
+    listed = reference / "targets" / f"{target.name}.runs"
+    if listed.is_file():  # a table copied from a call of its own (frontier_sssp: peers/): its runs
+        lines = [line.strip() for line in listed.read_text().splitlines()]
+        return [reference / line for line in lines
+                if line and not line.startswith("#") and (reference / line).is_file()]
     run_ids = (settings or {}).get("runs") or list(target.solvers)
     graphs = (settings or {}).get("graphs")
     paths = []

@@ -14,9 +14,12 @@ def summary_path(report: Path) -> Path:
 
 
 def write_summary(report: Path, ledger, source: str, reference_targets) -> None:
+    from .ledger import FROM_RUN, REFERENCE
+
     counts = {v: int((ledger["verdict"] == v).sum()) for v in VERDICTS}
+    from_ref = int((ledger[FROM_RUN] == REFERENCE).sum()) if FROM_RUN in ledger else 0
     record = {"report": str(report), "claims": counts, "source": source,
-              "from_reference": sorted(reference_targets)}
+              "from_reference": sorted(reference_targets), "claims_from_reference": from_ref}
     summary_path(report).write_text(json.dumps(record, indent=1) + "\n")
 
 
@@ -34,7 +37,11 @@ def terminal_summary(report: str, started: float) -> str:
     total = sum(record["claims"].values())
     lines.append(f"Report: {Path(report).resolve().as_uri()}")
     lines.append(f"{total} claims: " + ", ".join(f"{n} {v}" for v, n in record["claims"].items()))
-    if record["from_reference"]:
+    if record.get("claims_from_reference"):
+        lines.append(f"({record['claims_from_reference']} of the {total} from the committed "
+                     "reference run, where it has the better evidence: real data, or a GPU this "
+                     "machine lacks)")
+    elif record["from_reference"]:
         lines.append(f"({len(record['from_reference'])} GPU targets counted from the committed "
                      "reference run: this machine has no GPU)")
     return "\n".join(lines)

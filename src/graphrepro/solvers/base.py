@@ -28,7 +28,7 @@ INF = np.iinfo(np.int64).max  # "unreachable"; distances are int64 so no sum of 
 DEVICES = ("cpu", "gpu")
 # "graphrepro": the study's own solvers, beside the documents (issue 21)
 DOCUMENTS = ("reference", "safari2017", "senthilkumar", "singla", "an2017", "gerritsen2012",
-             "graphrepro")
+             "graphrepro", "peer")  # "peer": public codes built from their source (issue 33)
 
 
 @dataclass
@@ -153,6 +153,7 @@ _MODULES = (
     "graphrepro.solvers.senthilkumar.sweep",
     "graphrepro.solvers.gerritsen2012.grid_sssp_gpu",
     "graphrepro.solvers.frontier.frontier",
+    "graphrepro.solvers.peer.peers",
 )
 
 

@@ -24,6 +24,13 @@ for latency. Nothing here is copied from ADDS; the structure is ours:
   improved neighbours are staged in shared memory, deduplicated by an atomic exchange on a
   per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch
   (up to ``stage`` of them; past that, or with stage=0, each goes to its queue at once).
+- Issue 34 (each off at 0 or 1; only ``hub`` is on by default): ``hub`` > 0
+  defers a vertex of that out-degree or more to a phase where the block's threads stride over its
+  arcs (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
+  expand, after its claimed vertices, the same-bucket improvements its threads did not chase,
+  handed over in shared memory across a block barrier instead of through a global queue (the
+  ~15 dependent global round trips per hop that limit road graphs); ``reach`` > 1 lets a chase
+  run past its own bucket. Vertices handed over or deferred are owned as a chased one is.
 - Termination without a barrier: ``pending`` counts vertices queued, staged or being expanded.
   It is raised before any vertex becomes visible and lowered only by the block that expanded it,
   in one atomicAdd of (pushed - claimed) per batch; a block that finds no work and reads
@@ -53,6 +60,7 @@ from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
+LOCAL_CELLS = 2 * MAX_THREADS  # two rounds' hand-over buffers (a shared array's size is a constant)
 MAX_BUCKETS = 256
 STAGE = 1024  # improved vertices a block stages per batch before pushing to the queues directly
 # Control words (int64). STUCK: set by a block that waited past SPIN_LIMIT, so a bug shows as an
@@ -65,9 +73,10 @@ MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
-           "floor_advances", "slot_reservations")
+           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local",
+           "local_rounds")
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
- RESERVATIONS) = range(len(TALLIES))
+ RESERVATIONS, HUBS, HUB_ARCS, LOCAL, ROUNDS) = range(len(TALLIES))
 # Shared control cells of a block.
 S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
 NTALLIES = len(TALLIES)
@@ -105,9 +114,29 @@ def _compile(count: bool):
                 words[STUCK] = 3  # 3: a reserved cell never emptied
                 return
 
+    @cuda.jit(device=True)
+    def push(v, candidate, stage, staged, stage_cap, inq, queues, tail, words, tally, cap, delta):
+        """An improved vertex its improver will not expand: staged for the batch's flush, or
+        (stage full) straight into its queue."""
+        p = cuda.atomic.add(staged, 0, 1)
+        if p < stage_cap:
+            stage[p] = v
+            return
+        cuda.threadfence()
+        if cuda.atomic.exch(inq, v, 1) == 0:
+            cuda.atomic.add(words, PENDING, 1)
+            cuda.threadfence()
+            nb = tail.shape[0]
+            q = slot_of(candidate, read(words, CUR), delta, nb)
+            at = cuda.atomic.add(tail, q, 1)
+            write_cell(queues, q * cap + (at & (cap - 1)), v + 1, words)
+            if count:
+                cuda.atomic.add(tally, DIRECT, 1)
+                cuda.atomic.add(tally, PUSHES, 1)
+
     @cuda.jit
-    def frontier(source, delta, chase, lookahead, chunk, stage_cap, indptr, indices, weights, d, inq,
-                 queues, head, tail, inflight, words, totals):
+    def frontier(source, delta, chase, reach, hub, rounds, lookahead, chunk, stage_cap, indptr,
+                 indices, weights, d, inq, queues, head, tail, inflight, words, totals):
         grid = cuda.cg.this_grid()
         n = d.shape[0]
         nb = head.shape[0]
@@ -121,7 +150,15 @@ def _compile(count: bool):
         stage = cuda.shared.array(STAGE, np.int32)
         stage_slot = cuda.shared.array(STAGE, np.int32)
         stage_off = cuda.shared.array(STAGE, np.int32)
-        staged = cuda.shared.array(2, np.int32)  # [0] staged, [1] kept after dedup
+        staged = cuda.shared.array(3, np.int32)  # [0] staged, [1] kept after dedup, [2] hubs
+        # hubs met this batch, expanded by the whole block after the per-thread phase (a thread
+        # defers at most one: its chase ends there)
+        hubs = cuda.shared.array(MAX_THREADS, np.int32)
+        hub_d = cuda.shared.array(MAX_THREADS, np.int64)
+        # same-bucket improvements handed to the next round: two buffers of `width` entries
+        local_v = cuda.shared.array(LOCAL_CELLS, np.int32)
+        local_d = cuda.shared.array(LOCAL_CELLS, np.int64)
+        local_n = cuda.shared.array(2, np.int32)
         slot_count = cuda.shared.array(MAX_BUCKETS, np.int32)
         slot_base = cuda.shared.array(MAX_BUCKETS, np.int64)
         tally = cuda.shared.array(NTALLIES, np.int64)
@@ -141,6 +178,9 @@ def _compile(count: bool):
         if t == 0:
             staged[0] = 0
             staged[1] = 0
+            staged[2] = 0
+            local_n[0] = 0
+            local_n[1] = 0
             for c in range(NTALLIES):
                 tally[c] = 0
         for s in range(t, nb, width):
@@ -236,27 +276,48 @@ def _compile(count: bool):
                 fresh_cur = read(words, CUR)
                 if count:
                     tally[CLAIMS] += 1
-            # --- expand the claimed vertices, one per thread, chasing within the bucket -----
-            if t < taken:
-                cell = s * cap + ((ctl[S_HEAD] + t) & mask)
-                value = cuda.atomic.exch(queues, cell, 0)
-                spins = 0
-                while value == 0 and spins <= SPIN_LIMIT:  # claimed before its producer wrote it
-                    value = cuda.atomic.exch(queues, cell, 0)
-                    spins += 1
-                if value == 0:
-                    words[STUCK] = 2  # 2: a claimed cell never filled
-                u = value - 1  # -1 only when stuck: nothing to expand
+            # --- expand: round 0 the claimed vertices, one per thread, chasing within the
+            # bucket; later rounds (up to `rounds`) the same-bucket improvements round 0 left,
+            # handed over in shared memory (a barrier, not a global queue trip) -------------
+            rnd = 0
+            buf = 0
+            while True:
+                u = -1
                 du = 0
-                if u >= 0:
-                    cuda.atomic.exch(inq, u, 0)
-                    cuda.threadfence()  # the flag is clear before d[u] is read
-                    du = read(d, u)
-                limit = (du // delta + 1) * delta
-                if count:
-                    cuda.atomic.add(tally, POPS, 1)
+                if rnd == 0:
+                    if t < taken:
+                        cell = s * cap + ((ctl[S_HEAD] + t) & mask)
+                        value = cuda.atomic.exch(queues, cell, 0)
+                        spins = 0
+                        while value == 0 and spins <= SPIN_LIMIT:  # claimed before it was written
+                            value = cuda.atomic.exch(queues, cell, 0)
+                            spins += 1
+                        if value == 0:
+                            words[STUCK] = 2  # 2: a claimed cell never filled
+                        u = value - 1  # -1 only when stuck: nothing to expand
+                        if u >= 0:
+                            cuda.atomic.exch(inq, u, 0)
+                            cuda.threadfence()  # the flag is clear before d[u] is read
+                            du = read(d, u)
+                        if count:
+                            cuda.atomic.add(tally, POPS, 1)
+                elif t < local_n[buf]:  # entries past `width` were pushed, not kept: t < width
+                    u = local_v[buf * MAX_THREADS + t]
+                    du = local_d[buf * MAX_THREADS + t]  # owned, as a chased distance is
+                    if count:
+                        cuda.atomic.add(tally, LOCAL, 1)
+                keep_local = rnd + 1 < rounds
+                nxt = 1 - buf
+                limit = (du // delta + reach) * delta  # reach 1: the chase stays in du's bucket
                 steps = 0
                 while u >= 0:
+                    if hub > 0 and indptr[u + 1] - indptr[u] >= hub:
+                        # one thread would walk a hub's arcs alone, the whole batch waiting on
+                        # it (web graph, issue 34): the block shares them below
+                        p = cuda.atomic.add(staged, 2, 1)
+                        hubs[p] = u
+                        hub_d[p] = du  # owned as a chased distance is: a later decrease is queued
+                        break
                     following = -1
                     following_d = INF
                     if count:
@@ -279,24 +340,55 @@ def _compile(count: bool):
                                     following = v  # ours to expand next
                                     following_d = candidate
                                 else:
-                                    p = cuda.atomic.add(staged, 0, 1)
-                                    if p < stage_cap:
-                                        stage[p] = v
-                                    else:  # stage full: straight to its queue
-                                        cuda.threadfence()
-                                        if cuda.atomic.exch(inq, v, 1) == 0:
-                                            cuda.atomic.add(words, PENDING, 1)
-                                            cuda.threadfence()
-                                            q = slot_of(candidate, read(words, CUR), delta, nb)
-                                            at = cuda.atomic.add(tail, q, 1)
-                                            write_cell(queues, q * cap + (at & mask), v + 1, words)
-                                            if count:
-                                                cuda.atomic.add(tally, DIRECT, 1)
-                                                cuda.atomic.add(tally, PUSHES, 1)
+                                    kept = False
+                                    if keep_local and candidate < limit:
+                                        p = cuda.atomic.add(local_n, nxt, 1)
+                                        if p < width:
+                                            local_v[nxt * MAX_THREADS + p] = v
+                                            local_d[nxt * MAX_THREADS + p] = candidate
+                                            kept = True
+                                    if not kept:
+                                        push(v, candidate, stage, staged, stage_cap, inq, queues,
+                                             tail, words, tally, cap, delta)
                     u = following
                     du = following_d
                     steps += 1
-            cuda.syncthreads()
+                cuda.syncthreads()
+                # --- the deferred hubs: the block's threads stride over each one's arcs -----
+                for i in range(staged[2]):
+                    u = hubs[i]
+                    du = hub_d[i]
+                    if count and t == 0:
+                        tally[EXPANDED] += 1
+                        tally[HUBS] += 1
+                        tally[HUB_ARCS] += indptr[u + 1] - indptr[u]
+                    for e in range(indptr[u] + t, indptr[u + 1], width):
+                        v = indices[e]
+                        candidate = du + weights[e]
+                        if count:
+                            cuda.atomic.add(tally, ARCS, 1)
+                        if candidate < d[v]:
+                            previous = cuda.atomic.min(d, v, candidate)
+                            if count:
+                                cuda.atomic.add(tally, ATOMICS, 1)
+                            if candidate < previous:
+                                if count:
+                                    cuda.atomic.add(tally, IMPROVING, 1)
+                                push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
+                                     words, tally, cap, delta)
+                cuda.syncthreads()
+                more = local_n[nxt]
+                cuda.syncthreads()  # every thread has read this round's counts
+                if t == 0:
+                    staged[2] = 0
+                    local_n[buf] = 0
+                    if count and more > 0:
+                        tally[ROUNDS] += 1
+                cuda.syncthreads()
+                if more == 0:
+                    break
+                buf = nxt
+                rnd += 1
             # --- push the staged vertices: dedup, count per slot, one reservation per slot ---
             kept_total = min(staged[0], stage_cap)
             cuda.threadfence()  # the decreases are visible before the flags are read
@@ -353,22 +445,33 @@ def _pow2_at_least(x: int) -> int:
 
 class _Frontier:
     def __init__(self, graph, delta: int, c: float, chase: int, lookahead: int, chunk: int,
-                 buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE):
+                 buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE,
+                 hub: int = 0, reach: int = 1, rounds: int = 1):
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if not 2 <= buckets <= MAX_BUCKETS:
             raise InputError(f"buckets (the ring's slots) must be 2..{MAX_BUCKETS}, got {buckets}")
         if not 1 <= lookahead <= buckets:
             raise InputError(f"lookahead must be 1..buckets ({buckets}), got {lookahead}")
-        if not 1 <= chunk <= threads_per_block:
-            raise InputError(f"chunk (vertices a block claims) must be 1..threads_per_block, got {chunk}")
+        if not 0 <= chunk <= threads_per_block:
+            raise InputError(f"chunk (vertices a block claims; 0: threads_per_block) must be "
+                             f"0..threads_per_block, got {chunk}")
+        chunk = chunk or threads_per_block
         if not 0 <= stage <= STAGE:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
             raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
+        if rounds < 1:
+            raise InputError(f"rounds (a batch's expansion rounds, 1: the claimed vertices only) "
+                             f"must be >= 1, got {rounds}")
+        if hub < 0 or not 1 <= reach <= buckets:
+            raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
+                             f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
+                             f"({buckets}), got hub={hub}, reach={reach}")
         gpu.require_cuda()
         self.delta = delta or heuristic_delta(graph, c)
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
+        self.hub, self.reach, self.rounds = hub, reach, rounds
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
         n = self.n
         # Each vertex is queued at most once at a time (its flag), so a slot never holds more
@@ -395,9 +498,9 @@ class _Frontier:
         s = self.stream
         kernel = _compile(count)
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
-        args = (source, self.delta, self.chase, self.lookahead, self.chunk, self.stage, self.indptr,
-                self.indices, self.weights, self.d, self.inq, self.queues, self.head, self.tail,
-                self.inflight, self.words, totals)
+        args = (source, self.delta, self.chase, self.reach, self.hub, self.rounds, self.lookahead,
+                self.chunk, self.stage, self.indptr, self.indices, self.weights, self.d, self.inq,
+                self.queues, self.head, self.tail, self.inflight, self.words, totals)
         launch, blocks = self._launchable(kernel, args, self.n)
         if not gpu.simulated():
             # One block per SM unless asked: the first H100 sweep (reports/reference/frontier)
@@ -448,17 +551,28 @@ def _zero_kernel(array):
 @register("frontier", device="gpu", document="graphrepro",
           description="the study's own: asynchronous bucketed SSSP, one persistent kernel with no "
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
-                      "queues, chase improvements within a bucket, stage pushes per slot; "
-                      "termination by a pending count (issue 21)",
-          # defaults: the fastest on real NY in the H100 sweeps (reports/reference/frontier/call-4:
-          # c=8, lookahead=4 9.9 ms against 14.7 ms for c=4, lookahead=2; blocks=0 is one per SM)
-          defaults={"delta": 0, "c": 8.0, "chase": 8, "lookahead": 4, "chunk": 128,
-                    "buckets": 32, "threads_per_block": 128, "blocks": 0, "stage": STAGE},
+                      "queues, chase improvements within a bucket, stage pushes per slot, the "
+                      "block shares a hub's arcs; termination by a pending count (issues 21, 34)",
+          # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
+          # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
+          # is one per SM). hub=32, chase=2 and 256 threads (chunk=0: one vertex a thread) since
+          # issue 34 (reports/reference/frontier2/call-3, H100, 10 sources): faster than issue
+          # 21's chase=8 x 128 threads without hubs on all five graphs measured, 28.3 -> 4.9 ms on
+          # the web graph, 8.3 -> 5.2 on uniform random, 3-6% on the road graphs. That design is
+          # frontier@chase=8,chunk=128,hub=0,threads_per_block=128.
+          defaults={"delta": 0, "c": 8.0, "chase": 2, "lookahead": 4, "chunk": 0,
+                    "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
+                    "hub": 32, "reach": 1, "rounds": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=8, lookahead=4, chunk=128, buckets=32,
-             threads_per_block=128, blocks=0, stage=STAGE):
+def frontier(graph, delta=0, c=8.0, chase=2, lookahead=4, chunk=0, buckets=32,
+             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
+    # hub: out-degree from which a vertex's arcs are shared by the block (0: each thread walks its
+    # own vertex's arcs, the issue-21 design); reach: buckets a chase may run past the expanded
+    # vertex's own (1: the same bucket only); rounds: a batch's expansion rounds, each expanding
+    # the same-bucket improvements the last one did not chase (1: the claimed vertices only).
+    # All exact at any value (issue 34).
     return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks,
-                     stage)
+                     stage, hub, reach, rounds)

@@ -1,0 +1,232 @@
+"""What the page says beside the numbers: units written once, intervals at their precision, what
+each table's answers were checked against, which ratios depend on the hardware's balance, the run
+each row came from, and what changed since the previous reference ledger (issues 30 and 35)."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from .ledger import FROM_RUN, REFERENCE
+
+SHORT_REASON = 110  # characters of a reason shown in the claims table; the rest on demand
+
+
+def _number(text) -> float | None:
+    try:
+        v = float(str(text).replace(",", ""))
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _decimals(low: float, high: float) -> int | None:
+    """Decimal places that show an interval's width to its first significant digit and one more
+    (1.069..1.143 -> 2: "1.07"); None where it has no width (then 4 significant digits)."""
+    width = abs(high - low)
+    if width == 0:
+        return None
+    return min(6, max(0, -math.floor(math.log10(width))))
+
+
+def _fmt(v: float, decimals: int | None) -> str:
+    if decimals is None:
+        return f"{v:.4g}"
+    return f"{v:,.{decimals}f}" if abs(v) >= 1e4 else f"{v:.{decimals}f}"
+
+
+def with_unit(value: str, unit: str) -> str:
+    """A value with its unit once: none on an empty cell, none again where the value already
+    ends with it ("3.36x-5.77x", "7 ms"), none after words."""
+    value, unit = str(value or "").strip(), str(unit or "").strip()
+    if not value:
+        return ""
+    # a unit follows a number: not words ("faster on all graphs"), nor a value with its own
+    # units inside ("24.7 s / 4.9 s"), nor one that already ends with it ("3.36x-5.77x")
+    if not unit or value.endswith(unit) or not re.search(r"\d[\])]?$", value):
+        return value
+    return f"{value}{'' if unit in ('x', '%') else ' '}{unit}"
+
+
+def ours_text(row) -> str:
+    """Ours with its interval, at the interval's precision, and the unit once."""
+    ours, lo, hi = (row.get(k, "") for k in ("ours", "ours_low", "ours_high"))
+    o, a, b = _number(ours), _number(lo), _number(hi)
+    if o is None:
+        return with_unit(ours, row.get("unit", ""))
+    if a is None or b is None:
+        return with_unit(_fmt(o, None), row.get("unit", ""))
+    d = _decimals(a, b)
+    text = _fmt(o, d) if (a, b) == (o, o) else f"{_fmt(o, d)} [{_fmt(a, d)}, {_fmt(b, d)}]"
+    return with_unit(text, row.get("unit", ""))
+
+
+_NUM = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+_OURS_INTERVAL = re.compile(rf"\bours ({_NUM}) \(({_NUM})-({_NUM})\)")
+
+
+def reason_text(reason: str) -> str:
+    """The rule's reason with "ours 50.2 (49.08-51.28)" at its interval's precision ("ours 50
+    (49-51)"), as the ours column shows it; the ledger CSV keeps the rule's own digits."""
+    def at_precision(m: re.Match) -> str:
+        o, a, b = (float(x) for x in m.groups())
+        d = _decimals(a, b)
+        if a == b == o:  # one value: no interval to show
+            return f"ours {_fmt(o, d)}"
+        return f"ours {_fmt(o, d)} ({_fmt(a, d)}-{_fmt(b, d)})"
+
+    return _OURS_INTERVAL.sub(at_precision, str(reason or ""))
+
+
+def short_reason(reason: str, limit: int = SHORT_REASON) -> tuple[str, bool]:
+    """The reason's first sentence or clause, cut at a word; and whether more follows."""
+    text = str(reason or "").strip()
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "\u2026", True
+
+
+# Claims whose ratio sets one kind of hardware against another: the ratio says as much about the
+# machine's balance (CPU cores against GPU, bandwidth against latency) as about the algorithms.
+_BALANCE = (re.compile(r"\bCPU\b.*\bGPU\b|\bGPU\b.*\bCPU\b", re.I),
+            re.compile(r"\b(parallel|GPU)\b.*\b(serial|sequential)\b|"
+                       r"\b(serial|sequential)\b.*\b(parallel|GPU)\b", re.I),
+            re.compile(r"\bthan (sequential|serial)\b|over serial", re.I),
+            # singla's speedups are all of a GPU kernel over a serial CPU one
+            re.compile(r"\bparallel\b.*\bspeed-?up\b|\bspeed-?up of edge-based\b", re.I),
+            re.compile(r"\bBGL\b|Boost", re.I), re.compile(r"transfer|PCIe|pinned|pageable", re.I))
+_NOT_A_RATIO = re.compile(r"\bnot said\b|\bO\(", re.I)
+
+
+def hardware_balance(row) -> bool:
+    """A ratio (or ordering) of CPU against GPU, serial against parallel, BGL against a GPU
+    solver, or transfers: labelled so on the page. Bounds (O()) and claims that name no side
+    are not ratios."""
+    text = f"{row.get('claim', '')} {row.get('unit', '')}"
+    if row.get("kind") in ("existence-limit", "best parameter") or _NOT_A_RATIO.search(text):
+        return False
+    return any(p.search(text) for p in _BALANCE)
+
+
+def run_text(row) -> tuple[str, str]:
+    """The short run cell ("ref. 2026-11-23") and its full text (the title)."""
+    where = "reference" if row.get(FROM_RUN) == REFERENCE else "here"
+    run = str(row.get("run", "") or "")
+    day = run.split(" ")[0] if run and run[:4].isdigit() else ""
+    full = f"{'the reference run' if where == 'reference' else 'this machine'}" + (
+        f": {run}" if run else "") + (f"; {row['launch_path']}" if row.get("launch_path") else "")
+    return (f"{'ref.' if where == 'reference' else 'here'} {day}".strip(), full)
+
+
+def claim_rows(ledger: pd.DataFrame) -> list[dict]:
+    """The ledger's rows as the page shows them: every value formatted once, here."""
+    out = []
+    for r in ledger.to_dict("records"):
+        reason = reason_text(r.get("reason", ""))
+        reason_short, more = short_reason(reason)
+        run_short, run_full = run_text(r)
+        out.append({**r, "reason": reason, "anchor": f"claim-{r.get('claim_id') or ''}",
+                    "published_shown": with_unit(r.get("published", ""), r.get("unit", "")),
+                    "ours_shown": ours_text(r), "reason_short": reason_short,
+                    "reason_more": more, "run_short": run_short, "run_full": run_full,
+                    "balance": hardware_balance(r)})
+    return out
+
+
+def checked_against(target, table: pd.DataFrame | None) -> str:
+    """What the answers in a target's table were checked against, said per table."""
+    stopped = table is not None and bool(table.apply(
+        lambda c: c.astype(str).str.contains("stopped", regex=False)).to_numpy().any())
+    name = target.name
+    if name.startswith("gerritsen2012_table3") or name.startswith("gerritsen2012_fig3"):
+        what = ("each minimum spanning forest checked against Kruskal's total weight and a "
+                "spanning-forest check (mst.check)")
+    elif target.solvers or target.benchmarks:
+        what = ("each answer checked against sequential Dijkstra on the CPU (every source's "
+                "distances, by digest) before its time was kept")
+    else:
+        what = "no solver answers in this table (counts and published values only)"
+    if stopped:
+        what += "; cells marked \"stopped\": not checked (the run was stopped before its " \
+                "answer was written, so the value is an extrapolation)"
+    return what[0].upper() + what[1:] + "."
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def previous_reference_ledger(reference: Path) -> tuple[pd.DataFrame | None, str]:
+    """The reference ledger as it was before its last change (from git): the committed one where
+    the working copy differs from it, else the one before the last commit that changed it."""
+    path = reference / "claims.csv"
+    if not path.is_file():
+        return None, ""
+    top = _git(["rev-parse", "--show-toplevel"], reference)
+    if not top:
+        return None, ""
+    root = Path(top.strip()).resolve()
+    rel = path.resolve().relative_to(root).as_posix()
+    reference = root  # every git call below names paths from the top of the checkout
+    changed = _git(["diff", "--quiet", "HEAD", "--", rel], reference) is None
+    if changed:
+        rev = "HEAD"
+    else:
+        last = (_git(["log", "-n", "1", "--format=%h", "--", rel], reference) or "").strip()
+        if not last:
+            return None, ""
+        rev = f"{last}^"
+    text = _git(["show", f"{rev}:{rel}"], reference)
+    if not text:
+        return None, ""
+    import io
+
+    old = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    if not {"claim_id", "verdict", "ours"} <= set(old.columns):
+        return None, ""  # an older ledger layout: no comparison rather than no page
+    label = (_git(["log", "-n", "1", "--format=%h %cs", rev], reference) or rev).strip()
+    return old, label
+
+
+def what_changed(current: pd.DataFrame, previous: pd.DataFrame | None) -> list[dict]:
+    """Claims whose verdict differs from the previous reference ledger's, with both values."""
+    if previous is None or "claim_id" not in previous or "claim_id" not in current:
+        return []
+    before = {r["claim_id"]: r for r in previous.to_dict("records") if r.get("claim_id")}
+    out = []
+    for r in current.to_dict("records"):
+        old = before.get(r.get("claim_id"))
+        if old is None:
+            out.append({"claim_id": r["claim_id"], "claim": r["claim"], "before": "(new claim)",
+                        "before_ours": "", "now": r["verdict"], "now_ours": ours_text(r)})
+        elif old["verdict"] != r["verdict"]:
+            out.append({"claim_id": r["claim_id"], "claim": r["claim"], "before": old["verdict"],
+                        "before_ours": ours_text(old), "now": r["verdict"],
+                        "now_ours": ours_text(r)})
+    return out
+
+
+def verification(reference: Path) -> dict:
+    """How many run tables and timed answers the reference run holds, and how many were checked
+    (status "ok": the answer matched the reference digest) or stopped, failed or not run."""
+    tables, rows, status = 0, 0, {}
+    for p in sorted(reference.glob("runs/*/*.csv")):
+        try:
+            df = pd.read_csv(p, usecols=["status"], dtype=str, keep_default_na=False)
+        except (ValueError, pd.errors.ParserError):
+            continue
+        tables += 1
+        rows += len(df)
+        for k, n in df["status"].str.split(":").str[0].value_counts().items():
+            status[k] = status.get(k, 0) + int(n)
+    return {"tables": tables, "rows": rows, "ok": status.get("ok", 0),
+            "other": {k: n for k, n in status.items() if k != "ok"}}

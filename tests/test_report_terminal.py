@@ -1,0 +1,172 @@
+"""What a user reads in the terminal (issue 35): `graphrepro claims` as a table that fits 100
+columns (or CSV, JSON), read from the one merged ledger; a line per finished step naming its
+rule, graph and solver with the time left; how much a resumed run had already done; the line a
+dry run of a GPU config ends with; `rerun` saying when a GPU target cannot be measured here."""
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from graphrepro.report.progress import (Progress, dry_run_needs, is_dry_run, resume_line,
+                                        step_name, stopped_line)
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "reports" / "reference"
+
+
+def graphrepro(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "graphrepro", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def test_claims_prints_the_merged_ledger_in_100_columns_or_as_csv_and_json(tmp_path):
+    empty = tmp_path / "results"  # nothing built here: every verdict is the reference run's
+    out = graphrepro("claims", "--results", str(empty), "--output", str(tmp_path / "c.csv"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split()[:3] == ["claim", "verdict", "ours"]
+    written = pd.read_csv(tmp_path / "c.csv", dtype=str, keep_default_na=False)
+    reference = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
+    assert len(lines) == len(written) + 1 == len(reference) + 1
+    tested = reference[reference["verdict"] != "not testable here"]
+    # every verdict the reference run reached stands: nothing here overrides it
+    mine = written.set_index("claim_id").loc[tested["claim_id"]]
+    assert (mine["verdict"].to_numpy() == tested["verdict"].to_numpy()).all()
+    assert set(mine["from_run"]) == {"reference run"}
+    # by default `claims` reads the merged ledger the workflow wrote, and says so
+    default = graphrepro("claims", "--ledger", str(tmp_path / "c.csv"), "--format", "json",
+                         "--verdict", "reproduced")
+    rows = json.loads(default.stdout)
+    assert len(rows) == int((written["verdict"] == "reproduced").sum())
+    assert {r["from_run"] for r in rows} == {"reference run"}
+    as_csv = graphrepro("claims", "--ledger", str(tmp_path / "c.csv"), "--format", "csv")
+    assert pd.read_csv(io.StringIO(as_csv.stdout)).shape[0] == len(written)
+    wide = graphrepro("claims", "--ledger", str(tmp_path / "c.csv"), "--width", "140")
+    assert wide.stdout.splitlines()[0].split()[-1] == "what"
+    assert max(len(line) for line in wide.stdout.splitlines()) <= 140
+
+
+def test_progress_names_each_step_and_the_time_left():
+    now = [0.0]
+    out = io.StringIO()
+    p = Progress(4, stream=out, clock=lambda: now[0])
+    log = logging.getLogger("test-progress")
+    log.addHandler(p)
+    log.setLevel(logging.INFO)
+    try:
+        log.info("", extra={"event": "job_info", "jobid": 7, "rule_name": "run_solver",
+                            "wildcards": {"graph": "ny", "solver": "harish"}})
+        now[0] = 30.0
+        log.info("", extra={"event": "job_finished", "job_id": 7})
+    finally:
+        log.removeHandler(p)
+    assert out.getvalue().strip() == ("[1/4] done: run_solver (graph ny, solver harish); 3 to go, "
+                                      "about 1 min 30 s left")
+    assert step_name("report", {}) == "report"
+    assert stopped_line(p).startswith("graphrepro: stopped after 1 of 4 steps")
+    assert resume_line(10, 10) is None
+    assert resume_line(195, 75) == ("graphrepro: resuming: 120 of 195 steps were already done "
+                                    "(their outputs are up to date and kept); 75 to run.")
+
+
+def test_a_real_snakemake_run_prints_the_steps_and_resumes(tmp_path):
+    (tmp_path / "Snakefile").write_text(f"""
+import sys
+sys.path.insert(0, {str(REPO / 'src')!r})
+_RUN = {{}}
+onstart:
+    from graphrepro.report.progress import install, resume_line
+    n = len(list(workflow.dag.needrun_jobs()))
+    line = resume_line(len(list(workflow.dag.jobs)), n)
+    if line:
+        print(line)
+    _RUN["p"] = install(n)
+rule all:
+    input: expand("out/{{graph}}/{{solver}}.txt", graph=["ny", "col"], solver=["harish"])
+rule run_solver:
+    output: "out/{{graph}}/{{solver}}.txt"
+    shell: "echo > {{output:q}}"
+""")
+    (tmp_path / "out" / "ny").mkdir(parents=True)
+    (tmp_path / "out" / "ny" / "harish.txt").write_text("\n")
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)})
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-2000:]
+    assert "graphrepro: resuming: 1 of 3 steps were already done" in text
+    assert "[1/2] done: run_solver (graph col, solver harish); 1 to go, about" in text
+    assert "[2/2] done: all" in text
+    assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
+
+
+def test_a_dry_run_of_a_gpu_config_says_what_it_needs():
+    assert is_dry_run(["--cores", "1", "-n"]) and is_dry_run(["-np"]) and is_dry_run(["--dry-run"])
+    assert not is_dry_run(["--cores", "all", "--notemp"]) and not is_dry_run(["-j", "4"])
+    config = {"targets": {"a": {}, "b": {}, "c": {}}, "datasets": "paper",
+              "offline_mirrors": ["../shared/realdata"]}
+    line = dry_run_needs(config, {"a", "b"}, cuda_here=False)
+    assert line.startswith("graphrepro: this config needs a CUDA GPU for 2 of 3 targets (none here")
+    assert "offline mirror" in line and "../shared/realdata" in line and "\n" not in line
+    assert dry_run_needs({"targets": {"c": {}}}, {"a"}, cuda_here=False) is None
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
+                          "config/h100.yaml"], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    [needs] = [x for x in (out.stdout + out.stderr).splitlines()
+               if x.startswith("graphrepro: this config needs")]
+    assert "CUDA GPU" in needs and "stand-ins" in needs
+
+
+def test_rerun_says_a_gpu_target_cannot_be_measured_here_and_never_remakes_graphs():
+    out = graphrepro("rerun", "safari2017_fig3", "--dry-run", "--cores", "1")
+    assert out.returncode == 0, out.stderr[-2000:]
+    [cmd] = [x for x in out.stderr.splitlines() if x.startswith("+ ")]
+    assert "--rerun-triggers mtime" in cmd  # a recorded parameter never remakes a graph
+    from graphrepro import gpu
+
+    if not gpu.cuda_available():
+        assert "rerun: safari2017_fig3 times GPU solvers and this machine has no CUDA device" \
+            in out.stderr
+
+
+def test_the_closing_lines_count_the_one_ledger(tmp_path):
+    import time
+
+    from graphrepro.report.summary import terminal_summary, write_summary
+
+    started = time.time() - 1
+    ledger = pd.DataFrame({"verdict": ["reproduced", "not testable here", "reproduced"],
+                           "from_run": ["reference run", "this machine", "this machine"]})
+    report = tmp_path / "index.html"
+    write_summary(report, ledger, "reports/claims.csv", set())
+    text = terminal_summary(str(report), started)
+    assert "3 claims: 2 reproduced, 0 direction only" in text
+    assert "(1 of the 3 from the committed reference run" in text
+
+
+def test_the_page_its_summary_and_claims_read_one_ledger_and_agree(tmp_path):
+    """The workflow's two steps by hand: `claims` writes the merged ledger, `report` reads it."""
+    results, ledger = tmp_path / "results", tmp_path / "reports" / "claims.csv"
+    out = graphrepro("claims", "--results", str(results), "--output", str(ledger))
+    assert out.returncode == 0, out.stderr
+    page = tmp_path / "reports" / "index.html"
+    made = graphrepro("report", "--results", str(results), "--claims", str(ledger),
+                      "--output", str(page))
+    assert made.returncode == 0, made.stderr[-2000:]
+    merged = pd.read_csv(ledger, dtype=str, keep_default_na=False)
+    counts = merged["verdict"].value_counts().to_dict()
+    summary = json.loads(page.with_name("index.summary.json").read_text())
+    assert summary["source"] == str(ledger)
+    assert {k: v for k, v in summary["claims"].items() if v} == counts
+    text = page.read_text()
+    headline = text[text.index('id="overview"'):text.index('id="contents"')]
+    for verdict, n in counts.items():
+        assert f"{n} {verdict}</span>" in headline
+    printed = graphrepro("claims", "--ledger", str(ledger), "--format", "csv")
+    assert pd.read_csv(io.StringIO(printed.stdout))["verdict"].value_counts().to_dict() == counts

@@ -1,0 +1,32 @@
+# The peers (issue 33): ADDS and Gunrock from their public source at pinned commits, verified,
+# patched and built with nvcc: `snakemake --cores all build_peers`, or by hand `python -m
+# graphrepro build-peers`. Their runs (`adds`, `gunrock`: document `peer`) wait for it. Where
+# nvcc is missing the manifest says "not built: no nvcc" and their rows say so; a build made
+# elsewhere for the same GPU (same tree, patch, driver, flags, arch) is kept as it is. The
+# source comes from the offline mirrors first (config `offline_mirrors`, e.g. ../shared/peers),
+# then GitHub. It holds every `timing` token so compiling never overlaps a timed run.
+PEERS_DIR = "build/peers"
+PEER_DRIVERS = [os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
+                for f in ("adds_driver.cu", "gunrock_driver.cu", "gunrock_device.hpp")]
+
+
+rule build_peers:
+    input:
+        PEER_DRIVERS,
+    output:
+        f"{PEERS_DIR}/manifest.json",
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
+        mirrors=MIRROR_ARGS,
+    threads: 1
+    resources:
+        timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
+        mem_mb=4096,
+        runtime=30,
+    log:
+        f"{RES}/logs/build_peers.log",
+    conda:
+        CONDA_GPU_ENV  # nvcc and the CUDA headers (CCCL's CUB and thrust)
+    shell:
+        "{params.py:q} -m graphrepro build-peers --out {params.out:q} {params.mirrors:q} 2> {log:q}"
