@@ -38,6 +38,20 @@ include: "workflow/rules/gerritsen2012_sssp.smk"
 include: "workflow/rules/report.smk"
 
 
+# A dry run says in one line what the run needs and about how long (python -m graphrepro plan).
+# (the executor, and with it workflow.dryrun, is set only after this file is read: the flag is)
+_DRY = any(a in ("--dry-run", "--dryrun") or (a[:1] == "-" and a[1:2] != "-" and "n" in a[1:]
+                                              and a[1:].isalpha()) for a in sys.argv[1:])
+if _DRY:
+    from pathlib import Path
+
+    from graphrepro.placement import candidate_devices
+    from graphrepro.plan import needs_line, plan
+
+    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE))
+    print(needs_line(config, _plan, len(candidate_devices())), file=sys.stderr)
+
+
 rule all:
     default_target: True
     input:

@@ -23,8 +23,8 @@ LAYERS = (
     ("datasets", {"datasets"}),
     ("claims and verdicts", {"claims"}),
     ("experiments", {"experiments"}),
-    ("config and report", {"configs", "configcheck", "report"}),
-    ("command line", {"cli", "__main__"}),
+    ("config and report", {"configs", "configcheck", "plan", "report"}),
+    ("command line", {"cli", "client", "__main__"}),
 )
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 MAX_LINES = 600

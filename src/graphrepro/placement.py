@@ -80,10 +80,100 @@ def bind_gpu(env=None, wait_s: float | None = None, poll_s: float = 0.5) -> str 
         time.sleep(poll_s)
 
 
+def narrow_to(device: str, env=None) -> str:
+    """Make ``device`` the only one this process sees, without a lock: a GPU worker's, whose
+    clients each hold the device's lock (bind_gpu) while their job runs in it."""
+    env = os.environ if env is None else env
+    _held.update(device=device, choices=candidate_devices(env) or [device])
+    env["CUDA_VISIBLE_DEVICES"] = device
+    return device
+
+
 def placement_record(env=None) -> dict:
-    """What a run's provenance says about its device: what it saw and what it chose."""
+    """What a run's provenance says about its device and cores: what it saw and what it chose."""
     env = os.environ if env is None else env
     return {"cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES"),
             "bound_from": _held.get("choices"),
             "slurm_job_id": env.get("SLURM_JOB_ID"),
-            "slurm_job_gpus": env.get("SLURM_JOB_GPUS") or env.get("SLURM_STEP_GPUS")}
+            "slurm_job_gpus": env.get("SLURM_JOB_GPUS") or env.get("SLURM_STEP_GPUS"),
+            "cpu_affinity": cpu_list_text(sorted(os.sched_getaffinity(0))),
+            "pinned": _held.get("pinned"),
+            "numba_num_threads": env.get("NUMBA_NUM_THREADS")}
+
+
+# ---- cores: CPU-timed jobs on cores of their own (the gpu-host profile) -----------------------
+# The workflow (common.smk, gpu-host profile) splits the host's cores in two and says so in the
+# environment every job inherits: GRAPHREPRO_TIMED_CPUS for the CPU-timed baselines (one at a
+# time, GRAPHREPRO_PIN=timed and NUMBA_NUM_THREADS = their number), GRAPHREPRO_UNTIMED_CPUS for
+# everything else (GPU jobs' host threads, graphs, references). A GPU job's host loop or a
+# reference Dijkstra then never takes a core from under a CPU timing.
+
+def parse_cpu_list(text: str) -> list[int]:
+    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11] (the kernel's cpulist format)."""
+    cpus = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()) or (high and int(high) < int(low)):
+            raise ValueError(f"not a CPU list: {text!r} (give e.g. 0-3,8)")
+        cpus.extend(range(int(low), int(high or low) + 1))
+    return sorted(set(cpus))
+
+
+def cpu_list_text(cpus) -> str:
+    """[0, 1, 2, 3, 8] -> '0-3,8'."""
+    runs, cpus = [], sorted(cpus)
+    for c in cpus:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)
+
+
+def split_cores(cpus, timed: int) -> tuple[list[int], list[int]]:
+    """(timed cores, the rest): the last ``timed`` of ``cpus`` for CPU timings (on a two-socket
+    host, cores of one socket), the rest for everything untimed; at least one core each."""
+    cpus = sorted(cpus)
+    if len(cpus) < 2:
+        raise ValueError(f"{len(cpus)} core(s): a CPU-timed job needs cores of its own and the "
+                         "other jobs at least one")
+    timed = max(1, min(int(timed), len(cpus) - 1))
+    return cpus[-timed:], cpus[:-timed]
+
+
+def export_host_split(env, gpus: int, timed, untimed) -> None:
+    """What every job of a GPU host's run inherits (the workflow's own environment): the two
+    shares of the cores, and the first ``gpus`` devices to bind (unless GRAPHREPRO_GPUS says)."""
+    env["GRAPHREPRO_TIMED_CPUS"] = cpu_list_text(timed)
+    env["GRAPHREPRO_UNTIMED_CPUS"] = cpu_list_text(untimed)
+    if gpus and not env.get("GRAPHREPRO_GPUS"):
+        env["GRAPHREPRO_GPUS"] = ",".join(candidate_devices(env)[:gpus])
+
+
+def pin_cpus(env=None) -> list[int] | None:
+    """Pin this process (and the threads it starts) to its share of the cores, where the workflow
+    split them: the timed share under GRAPHREPRO_PIN=timed, else the untimed one. Call first
+    thing, before numba starts its threads. None where no split is set."""
+    env = os.environ if env is None else env
+    which = "timed" if env.get("GRAPHREPRO_PIN") == "timed" else "untimed"
+    spec = env.get(f"GRAPHREPRO_{which.upper()}_CPUS")
+    if not spec:
+        return None
+    cpus = [c for c in parse_cpu_list(spec) if c in os.sched_getaffinity(0)] or None
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+        _held["pinned"] = which
+    return cpus
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (the kernel's start time, so the interpreter's own
+    start and imports count), or None where /proc does not say."""
+    try:
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None

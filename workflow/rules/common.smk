@@ -159,7 +159,7 @@ for _name in config["targets"]:
 # The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
 # cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
 # timed_gpu), and a group job runs its steps one at a time.
-CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive",
+CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive", "cpus_per_gpu": 0,
            "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
 _timing = workflow.global_resources.get("timing")
 TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
@@ -198,6 +198,77 @@ def graph_mem_mb(name, factor=1.0):
     return int(1024 + factor * (1.25 * n * n * 4 / 1e6 if n else 48 * graph_arcs(name) / 1e6))
 
 
+# ---- One host with several GPUs (workflow/profiles/gpu-host, README "Several GPUs of one host") --
+# `host_gpus` (the profile sets it to auto) turns this on: one timed GPU job per GPU at once (the
+# GPU count from --resources gpu=N, else host_gpus, else every GPU found), the CPU-timed baselines
+# one at a time on cores kept for them (`cpu_timed`), and everything untimed on the other cores.
+# The split reaches every job through the environment (graphrepro.placement.pin_cpus).
+HOST = config.get("host_gpus") is not None and not SUBMITTED
+HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
+if HOST:
+    from graphrepro.placement import candidate_devices, export_host_split, split_cores
+
+    _given = workflow.global_resources.get("gpu")
+    _given = getattr(_given, "value", _given)
+    HOST_GPUS = int(_given or (config["host_gpus"] if config["host_gpus"] != "auto"
+                               else len(candidate_devices())) or 0)
+    _cpus = sorted(os.sched_getaffinity(0))[:max(workflow.cores, 2)]
+    _timed = config.get("host_timed_cores", "auto")
+    _timed = max(1, min(16, len(_cpus) // 4)) if _timed == "auto" else int(_timed)
+    HOST_TIMED_CPUS, HOST_UNTIMED_CPUS = split_cores(_cpus, _timed)
+    for _name, _value in (("gpu", HOST_GPUS), ("timing", HOST_GPUS + 1), ("cpu_timed", 1)):
+        workflow.register_resource(_name, _value)
+    TIMING_TOKENS = HOST_GPUS + 1
+    export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS)
+
+
+def pin_words(device):
+    """Words before a timed job's python: a CPU-timed job on the host's timed cores, with as many
+    numba threads as there are of them (recorded in its provenance); a GPU-timed run handed to
+    its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
+    nothing elsewhere."""
+    if HOST and device == "gpu":  # handed to the GPU's worker process (cli/worker.py)
+        return ["env", "GRAPHREPRO_WORKER=1"] if config.get("host_worker", True) else []
+    if not HOST or "cpu" not in device:
+        return []
+    # a CPU-only job sees no GPU: it must not open a context on (or lock) a GPU being timed
+    hide = ["GRAPHREPRO_GPUS=", "CUDA_VISIBLE_DEVICES="] if device == "cpu" else []
+    return ["env", "GRAPHREPRO_PIN=timed", f"NUMBA_NUM_THREADS={len(HOST_TIMED_CPUS)}", *hide]
+
+
+_RUN_PRIORITY: dict = {}
+
+
+def run_priority(w):
+    """On a GPU host, the longest runs start first (their expected seconds a job, as
+    `graphrepro plan` estimates them), so that the last job to end is a short one: started last,
+    a long shard keeps one GPU busy while the others wait (seen on 4 GPUs: issue 31). Elsewhere
+    every run has the same priority."""
+    if not HOST:
+        return 0
+    if not _RUN_PRIORITY:
+        from pathlib import Path
+
+        from graphrepro.plan import plan_runs
+
+        count = int(config["measure"]["sources"])
+        for r in plan_runs(config, Path(REFERENCE), Path(RES)):
+            _RUN_PRIORITY[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds(count))))
+        _RUN_PRIORITY[None] = 0  # planned, even where the config has no runs
+    return _RUN_PRIORITY.get((w.graph, w.solver), 0)
+
+
+def prep_threads():
+    """Threads of an untimed preparation step that parallelises (a graph's reference distances):
+    on a GPU host the untimed cores less one for each GPU job's host thread; on a cluster the
+    job's own cores; here all but one core, so a GPU job can start beside it."""
+    if SUBMITTED:
+        return int(CLUSTER["cpu_threads"])
+    if HOST:
+        return max(1, len(HOST_UNTIMED_CPUS) - HOST_GPUS)
+    return max(1, workflow.cores - 1)
+
+
 def timed_threads(device):
     """A CPU-timed job ("cpu", or "cpu+gpu": CPU and GPU phases timed in one job) takes the whole
     machine here (its numba-parallel baselines use every core and nothing untimed runs beside it);
@@ -205,6 +276,8 @@ def timed_threads(device):
     GPU-timed job needs one host thread."""
     if device == "gpu":
         return 1
+    if HOST:
+        return len(HOST_TIMED_CPUS)
     if SUBMITTED:
         return int(CLUSTER["cpu_threads"])  # (run here after all, snakemake caps it at --cores)
     return max(workflow.cores, 1)
@@ -215,11 +288,15 @@ def timed_resources(device, mem_mb=2048, runtime=60):
     gpu = "gpu" in device
     alone = "cpu" in device  # timed on the CPU too: no other timed job beside it
     return {
-        "timing": TIMING_TOKENS if alone else 1,
+        # on a GPU host a CPU-timed job has cores of its own (cpu_timed), so GPU jobs go on
+        "timing": 1 if HOST or not alone else TIMING_TOKENS,
+        "cpu_timed": 1 if alone else 0,
         "gpu": 1 if gpu else 0,
         "mem_mb": int(mem_mb),
         "runtime": max(1, int(runtime * float(CLUSTER["runtime_scale"]))),
         "slurm_extra": CLUSTER["timed_cpu" if alone else "timed_gpu"],
+        # the plugin's own resource (--cpus-per-gpu): its validator refuses it in slurm_extra
+        "cpus_per_gpu": int(CLUSTER["cpus_per_gpu"]) if gpu and not alone else 0,
         "gpu_model": CLUSTER["gpu_model"] if gpu else "",  # --gpus=MODEL:1 where set
     }
 

@@ -14,7 +14,8 @@ rule gerritsen2012_mst_blocks:
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16),
                           "trials": G12.get("trials", 1)}),
     threads: lambda w: timed_threads(g12_device(w.variant))
@@ -36,7 +37,8 @@ rule gerritsen2012_mst_io_sweep:
     output:
         f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(g12_device(G12.get("sweep_variant", "cpu_prealloc"))), *PY],
         args=[*option_args({"variant": G12.get("sweep_variant", "cpu_prealloc"),
                             "block_side": G12.get("io_block_side", 32),
                             "trials": G12.get("trials", 1),
@@ -64,7 +66,8 @@ rule gerritsen2012_mst_phases:
         which="phases|phases_full",
         device="cpu|gpu",
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(w.device), *PY],
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
         args=lambda w: g12_phases_args(w.which),

@@ -20,7 +20,8 @@ rule gerritsen2012_sssp_bench:
     wildcard_constraints:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=[*pin_words("cpu+gpu"), *PY],
         table=lambda w: w.name.replace("gerritsen2012_", ""),
         settings=lambda w: json.dumps(config["targets"][w.name].get("settings") or {}),
     threads: timed_threads("cpu+gpu")

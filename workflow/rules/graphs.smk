@@ -64,6 +64,8 @@ rule draw_sources:
         seed=config["seed"],
         stands_for=lambda w: (["--stands-for", graph_config(w.graph)["stands_for"]]
                               if graph_config(w.graph).get("stands_for") else []),
+    # the references from many sources at once, so the graph's GPU runs start soon after it
+    threads: prep_threads()
     resources:
         # the reference Dijkstra from every source, on the whole graph (a dense one's matrix)
         mem_mb=lambda w: graph_mem_mb(w.graph),
@@ -77,7 +79,7 @@ rule draw_sources:
         CONDA_ENV
     shell:
         "{params.py:q} -m graphrepro sources {input:q} --count {params.n:q} --seed {params.seed:q} "
-        "{params.stands_for:q} --output {output:q} 2> {log:q}"
+        "{params.stands_for:q} --workers {threads} --output {output:q} 2> {log:q}"
 
 
 # an2017's dense graphs: a descriptor, not a CSR cache; the matrix is generated where it is used.

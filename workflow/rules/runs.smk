@@ -27,11 +27,12 @@ rule run_solver:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     params:
-        py=PY,
+        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
     threads: lambda w: timed_threads(solver_device(w.solver))
+    priority: run_priority
     resources:
         # no run's time includes another's load: see timed_resources (common.smk)
         **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
@@ -68,12 +69,13 @@ rule run_solver_shard:
         graph=_one_of(SHARDED),
         shard=r"\d+",
     params:
-        py=PY,
+        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
     threads: lambda w: timed_threads(solver_device(w.solver))
+    priority: run_priority
     resources:
         **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     log:

@@ -32,7 +32,8 @@ rule terrain_blocks_mst:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
               "--trials", str(TC.get("trials", 3))],
     # timed like gerritsen2012_mst_blocks: alone on the CPU, or one GPU
@@ -58,7 +59,8 @@ rule terrain_blocks_sssp:
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
-        py=PY,
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=[*pin_words("cpu+gpu"), *PY],
         settings=json.dumps(TC.get("sssp") or {}),
     # Table 5.1 times CPU and GPU phases in one job, as gerritsen2012_sssp_bench does
     threads: timed_threads("cpu+gpu")

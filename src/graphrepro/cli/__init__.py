@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from ..errors import GraphreproError, InputError
-from . import experiments, graphs, native, report, runs, solve, terrain
+from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
 
 __all__ = ["build_parser", "load_graph", "main"]
@@ -31,6 +31,7 @@ _COMMANDS = (
     experiments.add_retabulate,
     terrain.add_io_sssp, terrain.add_sssp_experiment,
     report.add_provenance,
+    runs.add_plan, worker.add_worker,
 )
 
 
@@ -58,8 +59,21 @@ def main(argv=None) -> int:
     try:
         # a signal held while `python -m graphrepro` loaded (__main__) is raised here, handled
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        if argv is None:  # a process of its own: its share of the host's cores (placement.py)
+            from ..placement import pin_cpus
+
+            pin_cpus()
         args = build_parser().parse_args(argv)
         _check_outputs(args)
+        if args.command == "worker":
+            args.main = main  # the worker runs each job it is handed through main()
+        if args.command == "run":
+            from .. import client
+
+            if client.past_deadline(args.output):
+                return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+            if client.enabled():  # handed to this GPU's worker (`__main__` does it sooner)
+                return client.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)

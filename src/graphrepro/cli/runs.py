@@ -4,6 +4,7 @@ safari2017's calibration, an2017's transfers."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,11 +24,9 @@ def cmd_sources(args) -> int:
         raise InputError("--count must be at least 1")
     graph = load_graph(args.graph, args.format, name=args.name)
     sources = draw_sources(graph, args.count, args.seed)
-    digests, reference_ms = [], []
-    for s in sources:
-        t0 = time.perf_counter()
-        digests.append(verify.digest(verify.reference_distances(graph, int(s))))
-        reference_ms.append((time.perf_counter() - t0) * 1e3)
+    if args.workers < 1:
+        raise InputError("--workers must be at least 1")
+    digests, reference_ms = verify.reference_digests(graph, sources, args.workers)
     origin = _origin_of(args.graph)
     stands_for = args.stands_for or (origin or {}).get("document_name")
     record = {"graph": graph.name, "graph_digest": verify.graph_digest(graph), "seed": args.seed,
@@ -46,6 +45,9 @@ def add_sources(sub) -> None:
     sp.add_argument("--count", type=int, required=True)
     sp.add_argument("--seed", type=int, required=True)
     sp.add_argument("--stands-for", default=None, help="the document's graph this one stands in for")
+    sp.add_argument("--workers", type=int, default=1,
+                    help="threads computing the reference distances (the same digests whatever "
+                         "the number; the workflow gives the job's threads)")
     sp.add_argument("--output", required=True)
     sp.set_defaults(func=cmd_sources)
 
@@ -59,15 +61,23 @@ def _origin_of(graph_path) -> dict | None:
 
 
 def cmd_run(args) -> int:
-    from ..harness import RunSpec, measure, provenance
+    from ..harness.provenance import process_age_s
+
+    # interpreter start and imports so far: the job's start-up (in a GPU worker, its client's)
+    client = os.environ.get("GRAPHREPRO_CLIENT_STARTUP_S")
+    started = float(client) if client else process_age_s()
+    t0 = time.perf_counter()
+    from ..harness import RunSpec, measure_interleaved, provenance
 
     if args.trials < 1 or args.warmup < 0:
         raise InputError("--trials must be at least 1 and --warmup at least 0")
 
     from ..harness.files import read_sources
 
-    graph = load_graph(args.graph, args.format, name=args.name)
-    record = read_sources(args.sources, graph.num_vertices, graph)
+    imported = time.perf_counter()
+    graph, digest = _graph_for_run(args.graph, args.format, args.name)
+    loaded = time.perf_counter()
+    record = read_sources(args.sources, graph.num_vertices, graph, graph_digest=digest)
     params = _params(args.param)
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
@@ -78,6 +88,7 @@ def cmd_run(args) -> int:
         part = shard_slice(len(sources), parse_shard(args.shard))
         sources, digests = sources[part], digests[part]
     spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
+    checked = time.perf_counter()
     others = list(args.interleave or [])
     outputs = list(args.interleave_output or [])
     if len(others) != len(outputs):
@@ -85,10 +96,11 @@ def cmd_run(args) -> int:
                          f"{len(outputs)} files: one each")
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
                               warmup=args.warmup) for r in others]
-    from ..harness import measure_interleaved
-
-    tables = (measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr)) if others
-              else [measure(graph, spec, log=lambda m: print(m, file=sys.stderr))])
+    phases: dict = {}
+    tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
+                                 phases=phases)
+    measured = time.perf_counter()
+    records = []
     for s, table, output in zip(specs, tables, [args.output, *outputs]):
         out = atomic.write_csv(table, output)
         prov = provenance({"graph": args.graph, "solver": s.solver, "params": s.params,
@@ -98,6 +110,19 @@ def cmd_run(args) -> int:
         if others:  # said in the record too, not only in its config hash
             prov["interleaved"] = [x.solver for x in specs]
         prov.update(_peer_build(s.solver))
+        records.append((out, prov))
+    # the job's wall time and where it went: what `graphrepro plan` predicts the next run from
+    # (an interleaved group's records each carry the whole job's)
+    done = time.perf_counter()
+    job = {"startup_s": started, "imports_s": imported - t0, "graph_load_s": loaded - imported,
+           "sources_check_s": checked - loaded, **phases,
+           "provenance_write_s": done - measured, "wall_s": (started or 0.0) + done - t0,
+           "sources": len(sources),
+           # when it ran, for the wall clock of a host's timed part (several jobs at once)
+           "start_unix": time.time() - (started or 0.0) - (done - t0), "end_unix": time.time()}
+    for out, prov in records:
+        prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
+                       for k, v in job.items()}
         atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
     return 0
 
@@ -110,6 +135,26 @@ def _params_for(run_id: str, args) -> dict:
     if args.calibration and resolve(run_id)[0].calibrated_by:
         params = {**_calibrated(run_id, Path(args.calibration)), **params}
     return params
+
+
+_GRAPHS: dict = {}  # a GPU worker's graphs: (path, size, mtime, format, name) -> (graph, digest)
+
+
+def _graph_for_run(path, fmt, name):
+    """The graph and its digest; a GPU worker (cli/worker.py) keeps the last few it loaded, so
+    the run files of one graph load it once."""
+    if os.environ.get("GRAPHREPRO_IN_WORKER") != "1":
+        return load_graph(path, fmt, name=name), None
+    from ..verify import graph_digest
+
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, fmt, name)
+    if key not in _GRAPHS:
+        while len(_GRAPHS) >= 2:  # a road graph is hundreds of MB: keep the last two
+            _GRAPHS.pop(next(iter(_GRAPHS)))
+        graph = load_graph(path, fmt, name=name)
+        _GRAPHS[key] = (graph, graph_digest(graph))
+    return _GRAPHS[key]
 
 
 def _peer_build(run_id: str) -> dict:
@@ -255,3 +300,38 @@ def add_transfers(sub) -> None:
                          "version whose transfer share the document reports")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
     sp.set_defaults(func=cmd_transfers)
+
+
+def cmd_plan(args) -> int:
+    """Jobs, GPU- and CPU-seconds per target and the expected wall time of a config on a host."""
+    from .. import configs
+    from ..plan import format_plan, plan
+
+    if args.gpus < 1 or args.cores < 2:
+        raise InputError("--gpus must be at least 1 and --cores at least 2")
+    config = configs.load(args.configfile)
+    result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
+                                                      config.get("reference", "reports/reference")),
+                  Path(args.results) if args.results else None, args.timed_cores,
+                  args.targets)
+    if args.json:
+        atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
+    print(format_plan(result))
+    return 0
+
+
+def add_plan(sub) -> None:
+    sp = sub.add_parser("plan", help="jobs, GPU- and CPU-seconds per target and the expected wall "
+                                     "time of a config on a host of N GPUs and C cores")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--gpus", type=int, default=1)
+    sp.add_argument("--cores", type=int, default=16)
+    sp.add_argument("--timed-cores", type=int, default=None,
+                    help="cores kept for CPU timings (default: a quarter, at most 16)")
+    sp.add_argument("--results", help="the results folder whose recorded wall times are read "
+                                      "(default: the config's)")
+    sp.add_argument("--reference", help="committed runs to estimate from (default: the config's "
+                                        "reference folder)")
+    sp.add_argument("--targets", nargs="+", help="only these targets (default: every ready one)")
+    sp.add_argument("--json", help="also write the plan here")
+    sp.set_defaults(func=cmd_plan)

@@ -124,11 +124,12 @@ def read_provenance(run_table) -> dict | None:
     return read_record(path, "a provenance record") if path.is_file() else None
 
 
-def read_sources(path, num_vertices: int | None = None, graph=None) -> dict:
+def read_sources(path, num_vertices: int | None = None, graph=None, graph_digest=None) -> dict:
     """A sources record (``sources/<graph>.json``): the graph's name, its sources (internal ids,
     in range when ``num_vertices`` is given) and one reference digest per source. With ``graph``,
     the record must have been drawn on that graph: its digest where the record has one (records
-    before it name the graph only), else its name."""
+    before it name the graph only), else its name; ``graph_digest``, where the caller has it (a
+    GPU worker keeps it with the graph), spares computing it again."""
     path = Path(path)
     record = read_record(path, "a sources record")
     sources, digests = record.get("sources"), record.get("digests")
@@ -146,17 +147,17 @@ def read_sources(path, num_vertices: int | None = None, graph=None) -> dict:
         raise damaged(path, f"source {max(sources)} is not a vertex of a graph of "
                             f"{num_vertices} vertices (drawn for another graph?)")
     if graph is not None:
-        _check_drawn_on(record, graph, path)
+        _check_drawn_on(record, graph, path, graph_digest)
     return record
 
 
-def _check_drawn_on(record: dict, graph, path: Path) -> None:
+def _check_drawn_on(record: dict, graph, path: Path, known_digest=None) -> None:
     # Not damage: a good record of another graph. Its digests would fail the first pass and
     # blame the solver, so it is refused before anything is timed.
     from ..verify import graph_digest
 
     if "graph_digest" in record:
-        if record["graph_digest"] != graph_digest(graph):
+        if record["graph_digest"] != (known_digest or graph_digest(graph)):
             raise InputError(f"{path}: these sources were drawn on another graph than "
                              f"{graph.name or 'this one'} (its digest differs); draw them with "
                              f"`python -m graphrepro sources` on this graph")

@@ -9,8 +9,11 @@ nothing is written.
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .. import gpu, verify
@@ -21,6 +24,7 @@ from ..native import NotBuildableHere
 from ..native.peers import PeerHung
 from ..solvers import check_source, make_run_id, parse_run_id, resolve
 
+_PHASES = ("prepare_s", "warmup_s", "count_s", "timed_s", "verify_s")
 
 
 @dataclass
@@ -33,16 +37,68 @@ class RunSpec:
     warmup: int = 1
 
 
-def measure(graph: CSRGraph, spec: RunSpec, log=print) -> pd.DataFrame:
-    return measure_interleaved(graph, [spec], log=log)[0]
+def measure(graph: CSRGraph, spec: RunSpec, log=print, phases: dict | None = None) -> pd.DataFrame:
+    """The run table; ``phases`` (a dict, if given) gets the seconds of each part of the job
+    around the timed solves (prepare, warm-up, counting passes, timed passes, verification), so
+    the job's overhead can be told from its work."""
+    return measure_interleaved(graph, [spec], log=log, phases=phases)[0]
 
 
-def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print) -> list[pd.DataFrame]:
+class _Checker:
+    """Verifies answers. A GPU run's are checked on a thread of their own while the GPU solves the
+    next pass (a copy of the distances, so no solver's reused buffer can change under the check;
+    hashing drops the GIL): a road graph's digest costs as much as a fast solve. A wrong answer
+    still raises before anything is written. CPU-timed runs check in line: a second thread would
+    share their cores."""
+
+    def __init__(self, graph, phases, log):
+        self.graph, self.phases, self.log = graph, phases, log
+        self.pool = None
+        self.pending: list = []  # [(future, message to log once it is verified)]
+
+    def check(self, solver, source, digest, distances):
+        args = dict(solver=solver.name, expected_digest=digest, metric=solver.metric)
+        t = time.perf_counter()
+        if solver.device != "gpu":
+            verify.check(self.graph, source, distances, **args)
+        else:
+            self.settle()  # at most one check in flight (counts its own wait)
+            t = time.perf_counter()
+            self.pool = self.pool or ThreadPoolExecutor(max_workers=1)
+            got = np.array(distances, copy=True)
+            self.pending.append((self.pool.submit(verify.check, self.graph, source, got, **args),
+                                 None))
+        self.phases["verify_s"] += time.perf_counter() - t
+
+    def say(self, message):
+        """Log once every pass so far is verified."""
+        if self.pending:
+            self.pending[-1] = (self.pending[-1][0], message)
+        else:
+            self.log(message)
+
+    def settle(self):
+        while self.pending:
+            future, message = self.pending.pop(0)
+            t = time.perf_counter()
+            future.result()
+            self.phases["verify_s"] += time.perf_counter() - t
+            if message:
+                self.log(message)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print,
+                        phases: dict | None = None) -> list[pd.DataFrame]:
     """Several runs timed interleaved, one table each: per source, trial t of every run back to
     back (their order rotated each trial), so a drift of the machine while they run (clocks,
     heat, neighbours) hits competing runs alike and a comparison paired by (source, trial)
     cancels it (issue 30). The runs share sources, trials and warm-up; each row names its group
-    in ``interleaved``. One spec: ``measure``, with no such column."""
+    in ``interleaved``. One spec: ``measure``, with no such column. A peer (issue 33) that misses
+    its deadline has been killed: its source is one "hung" row and the run goes on."""
     if not specs:
         raise InputError("no run to measure")
     first = specs[0]
@@ -51,77 +107,98 @@ def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print) -> lis
                 list(first.sources), list(first.digests), first.trials, first.warmup):
             raise InputError(f"interleaved runs share sources, trials and warm-up: "
                              f"{spec.solver} differs from {first.solver}")
+    phases = {} if phases is None else phases
+    for key in _PHASES:
+        phases[key] = 0.0
+    checker = _Checker(graph, phases, log)
     ready, tables = [], {}
-    for i, spec in enumerate(specs):
-        done = _setup(graph, spec, log)
-        if isinstance(done, pd.DataFrame):  # not run here: its status, one row per source
-            tables[i] = done
-        else:
-            ready.append((i, *done))
-    group = {"interleaved": "|".join(s.solver for s in specs)} if len(specs) > 1 else {}
-    rows: dict = {i: [] for i, *_ in ready}
-    hung: dict = {}  # per run, this source's hung row: the run skips the source, the rest go on
-    for source, digest in zip(first.sources, first.digests):
-        label = int(graph.label_of(source))
-        done: dict = {i: [] for i, *_ in ready}
-        counters = {}
-        for i, solver, base, prepared, device_name, run in ready:
-            counters[i] = _counted(solver, prepared, run, source, digest, i, base, label,
-                                   device_name, hung, log, graph)
-        for trial in range(first.trials):
-            turn = trial % len(ready) if ready else 0
-            for i, solver, base, prepared, device_name, run in ready[turn:] + ready[:turn]:
-                if i in hung:
-                    continue
-                try:
-                    result = run(source, digest)
-                except PeerHung as e:
-                    _hang(i, base, label, device_name, e, hung, log, solver, graph)
-                    continue
-                done[i].append({**base, "source": label, "trial": trial,
-                                "status": "ok", "device_name": device_name, **group,
-                                "upload_ms": prepared.upload_ms, "solve_ms": result.solve_ms,
-                                "download_ms": result.download_ms,
-                                "device_bytes": prepared.device_bytes,
-                                **result.counters, **counters[i],
-                                **{f"static_{k}": v for k, v in solver.static_counters.items()}})
-        for i, solver, base, *_ in ready:
-            if i in hung:
-                rows[i].append(hung.pop(i))
-                continue
-            rows[i] += done[i]
-            times = sorted(r["solve_ms"] for r in done[i])
-            name = base["variant"] if group else solver.name  # which of the group, when grouped
-            log(f"{name} on {graph.name}, source {label}: "
-                f"median of {first.trials} {times[first.trials // 2]:.3f} ms, verified")
-    for i, solver, base, prepared, *_ in ready:
-        if hasattr(prepared, "close"):
-            prepared.close()  # a peer's process and its exported graph go now, not at exit
-        tables[i] = pd.DataFrame(rows[i])
+    try:
+        for i, spec in enumerate(specs):
+            done = _setup(graph, spec, checker, log)
+            if isinstance(done, pd.DataFrame):  # not run here: its status, one row per source
+                tables[i] = done
+            else:
+                ready.append(_Run(i, *done))
+        group = {"interleaved": "|".join(s.solver for s in specs)} if len(specs) > 1 else {}
+        for source, digest in zip(first.sources, first.digests):
+            label = int(graph.label_of(source))
+            for r in ready:
+                r.start_source(source, digest, label)
+            for trial in range(first.trials):
+                turn = trial % len(ready) if ready else 0
+                for r in ready[turn:] + ready[:turn]:
+                    r.trial(source, digest, label, trial, group)
+            for r in ready:
+                message = r.end_source(label, first.trials, bool(group))
+                if message:
+                    checker.say(message)
+        checker.settle()
+    finally:
+        checker.close()
+        for r in ready:
+            if hasattr(r.prepared, "close"):
+                r.prepared.close()  # a peer's process and its exported graph go now, not at exit
+    for r in ready:
+        tables[r.index] = pd.DataFrame(r.rows)
     return [tables[i] for i in range(len(specs))]
 
 
-def _hang(i, base, label, device_name, error, hung, log, solver, graph):
-    """A peer (issue 33) that missed its deadline was killed: its source is a "hung" row, not a
-    stopped run; every finished answer is still verified before it counts."""
-    log(f"{solver.name} on {graph.name}, source {label}: {error.status}: {error}")
-    hung[i] = {**base, "source": label, "trial": None, "status": error.status,
-               "device_name": device_name}
+@dataclass
+class _Run:
+    """One run of an interleaved group, as it goes through the sources."""
+    index: int
+    solver: object
+    base: dict
+    prepared: object
+    device_name: str
+    run: object
+    rows: list = field(default_factory=list)
+    done: list = field(default_factory=list)
+    counters: dict = field(default_factory=dict)
+    hung: dict | None = None
+
+    def start_source(self, source, digest, label):
+        self.done, self.counters, self.hung = [], {}, None
+        # a solver whose counters come with every solve (a peer) needs no extra counting pass
+        if self.solver.device == "gpu" and not getattr(self.prepared, "counters_free", False):
+            self._guarded(label, lambda: self.counters.update(
+                self.run(source, digest, count=True, part="count_s").counters))
+
+    def trial(self, source, digest, label, trial, group):
+        def timed():
+            result = self.run(source, digest)
+            self.done.append({**self.base, "source": label, "trial": trial, "status": "ok",
+                              "device_name": self.device_name, **group,
+                              "upload_ms": self.prepared.upload_ms, "solve_ms": result.solve_ms,
+                              "download_ms": result.download_ms,
+                              "device_bytes": self.prepared.device_bytes,
+                              **result.counters, **self.counters,
+                              **{f"static_{k}": v
+                                 for k, v in self.solver.static_counters.items()}})
+        if self.hung is None:
+            self._guarded(label, timed)
+
+    def _guarded(self, label, step):
+        try:
+            step()
+        except PeerHung as e:
+            self.hung = {**self.base, "source": label, "trial": None, "status": e.status,
+                         "device_name": self.device_name, "_why": str(e)}
+
+    def end_source(self, label, trials, grouped):
+        """The source's rows joined to the table, and the line to log for it."""
+        name = self.base["variant"] if grouped else self.solver.name
+        where = f"{name} on {self.base['graph']}, source {label}"
+        if self.hung is not None:
+            why = self.hung.pop("_why")
+            self.rows.append(self.hung)
+            return f"{where}: {self.hung['status']}: {why}"
+        self.rows += self.done
+        times = sorted(r["solve_ms"] for r in self.done)
+        return f"{where}: median of {trials} {times[trials // 2]:.3f} ms, verified"
 
 
-def _counted(solver, prepared, run, source, digest, i, base, label, device_name, hung, log, graph):
-    """The untimed counting pass's counters; none for a CPU run or a solver whose counters come
-    with every solve (a peer)."""
-    if solver.device != "gpu" or getattr(prepared, "counters_free", False):
-        return {}
-    try:
-        return dict(run(source, digest, count=True).counters)
-    except PeerHung as e:
-        _hang(i, base, label, device_name, e, hung, log, solver, graph)
-        return {}
-
-
-def _setup(graph: CSRGraph, spec: RunSpec, log):
+def _setup(graph: CSRGraph, spec: RunSpec, checker: _Checker, log):
     """One run prepared and warmed up: (solver, the rows' common columns, the prepared solver,
     the device's name, a checked solve), or the table of a run that cannot happen here."""
     solver, params = resolve(spec.solver, **spec.params)
@@ -139,6 +216,8 @@ def _setup(graph: CSRGraph, spec: RunSpec, log):
         log(f"{solver.name} on {graph.name}: {NOT_RUN_NO_GPU}")
         return pd.DataFrame([{**base, "source": int(graph.label_of(s)), "trial": None,
                               "status": NOT_RUN_NO_GPU, "device_name": "none"} for s in spec.sources])
+    phases = checker.phases
+    t0 = time.perf_counter()
     try:
         prepared = solver.prepare(graph, **params)
     except NotBuildableHere as e:  # a native baseline without g++ or Boost here: say so, go on
@@ -147,16 +226,18 @@ def _setup(graph: CSRGraph, spec: RunSpec, log):
                               "status": e.status, "device_name": "none"}
                              for s in spec.sources])
     device_name = gpu.device_name() if solver.device == "gpu" else "cpu"
+    phases["prepare_s"] += time.perf_counter() - t0
 
-    def run(source, digest, count=False):
+    def run(source, digest, count=False, part="timed_s"):
+        t = time.perf_counter()
         result = prepared.solve(source, count=count)
-        verify.check(graph, source, result.distances, solver=solver.name, expected_digest=digest,
-                     metric=solver.metric)
+        phases[part] += time.perf_counter() - t
+        checker.check(solver, source, digest, result.distances)
         return result
 
     for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
         try:
-            run(spec.sources[0], spec.digests[0])
+            run(spec.sources[0], spec.digests[0], part="warmup_s")
         except PeerHung as e:
             log(f"{solver.name} on {graph.name}: warm-up {e.status}: {e}")
     return solver, base, prepared, device_name, run

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import gpu
+from ..placement import process_age_s  # noqa: F401  (re-exported: the run command reads it here)
 
 _PACKAGES = ("graphrepro", "numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x",
              "pandas", "scipy", "snakemake")
@@ -59,6 +60,7 @@ def gpu_info() -> dict:
 
         dev = cuda.get_current_device()
         info["pci_bus_id"] = f"{dev.PCI_DOMAIN_ID:04x}:{dev.PCI_BUS_ID:02x}:{dev.PCI_DEVICE_ID:02x}"
+        info["devices_seen"] = len(cuda.gpus)  # one where the job was bound to its own GPU
     except Exception:  # informative only, as below
         pass
     try:
@@ -80,7 +82,23 @@ def gpu_info() -> dict:
 
 LAUNCH_PATH = "graphrepro.launch"
 
+_STATIC: dict = {}  # a GPU worker's machine record, read once (nvidia-smi, git, package metadata)
+
+
 def provenance(config=None) -> dict:
+    if os.environ.get("GRAPHREPRO_IN_WORKER") == "1":
+        if not _STATIC:
+            _STATIC.update(_provenance(None))
+        return {**_STATIC, "date": _now(),
+                "config_hash": config_hash(config) if config is not None else None}
+    return _provenance(config)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _provenance(config=None) -> dict:
     versions = {}
     for name in _PACKAGES:
         try:
@@ -88,7 +106,7 @@ def provenance(config=None) -> dict:
         except metadata.PackageNotFoundError:
             pass
     return {
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": _now(),
         "host": platform.node(),
         "cpu": cpu_model(),
         "python": platform.python_version(),

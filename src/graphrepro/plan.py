@@ -1,0 +1,252 @@
+"""What a config costs on a host, before it runs: jobs, GPU- and CPU-seconds per target, wall time.
+
+Each timed run's seconds come from the best record there is, said in its `basis`:
+- `recorded`: the job's own wall time in the provenance beside its run table (``job`` in
+  ``results/runs/GRAPH/RUN.provenance.json``, every shard's for a sharded run), split into a fixed
+  part (start-up, graph, warm-up) and a part per source, so a run of another number of sources or
+  shards is scaled by sources;
+- `estimated`: a committed run table under the reference folder (no wall time recorded there):
+  its median solve per source times the passes the config asks for, plus a fixed part;
+- `unknown`: neither; a default per job, counted and said.
+A graph's preparation is its reference distances (the sources record's `reference_ms`, spread
+over the preparation threads). The wall time is a list schedule: GPU jobs on the GPUs, longest
+first once their graph is ready; CPU-timed jobs one at a time on their own cores.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+FIXED_S = 3.0        # a timed job's start-up, graph load and warm-up where nothing was recorded
+UNKNOWN_S = 30.0     # a timed run no table knows
+UNKNOWN_REF_MS = 500.0  # a reference Dijkstra no sources record knows
+
+
+@dataclass
+class PlannedRun:
+    target: str
+    graph: str
+    run_id: str
+    device: str          # "gpu" or "cpu" (what the run's timing holds)
+    fixed_s: float       # per job
+    per_source_s: float  # per source, all passes
+    basis: str           # recorded, estimated or unknown
+    shards: int = 1
+
+    def job_seconds(self, sources: int) -> list[float]:
+        """The seconds of each of the run's jobs (one per shard)."""
+        from .harness.shards import shard_slice
+
+        return [self.fixed_s + self.per_source_s * len(range(sources)[shard_slice(sources, (i, self.shards))])
+                for i in range(self.shards)]
+
+
+def _rates_from_job(jobs: list[dict]) -> tuple[float, float] | None:
+    """(fixed seconds per job, seconds per source) from recorded ``job`` records."""
+    jobs = [j for j in jobs if isinstance(j, dict) and j.get("wall_s") and j.get("sources")]
+    if not jobs:
+        return None
+    per_source = [(j.get("count_s", 0) + j.get("timed_s", 0) + j.get("verify_s", 0)) / j["sources"]
+                  for j in jobs]
+    fixed = [j["wall_s"] - p * j["sources"] for j, p in zip(jobs, per_source)]
+    return sum(fixed) / len(fixed), sum(per_source) / len(per_source)
+
+
+def _recorded(path: Path):
+    prov = path.with_suffix(".provenance.json")
+    if not prov.is_file():
+        return None
+    try:
+        record = json.loads(prov.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    shards = record.get("shards") or [record]
+    return _rates_from_job([s.get("job") for s in shards if isinstance(s, dict)])
+
+
+def _estimated(path: Path, device: str, trials: int, warmup: int):
+    """From a committed run table: the median solve of each source, times the passes."""
+    if not path.is_file():
+        return None
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(path)
+    except (OSError, ValueError):
+        return None
+    ok = df[df.get("status", pd.Series(dtype=str)) == "ok"] if "status" in df else df.iloc[0:0]
+    if ok.empty or "solve_ms" not in ok:
+        return None
+    per_solve = float(ok.groupby("source")["solve_ms"].median().mean()) / 1e3
+    passes = trials + (1 if device == "gpu" else 0)  # a GPU run's untimed counting pass
+    return FIXED_S + warmup * per_solve, passes * per_solve
+
+
+def plan_runs(config: dict, reference: Path, results: Path | None = None,
+              targets=None) -> list[PlannedRun]:
+    """Every timed run file the config's ready targets (or those named) need, once each, with
+    its cost."""
+    from .experiments import get_target
+    from .solvers import resolve, run_file_id
+
+    measure = config.get("measure", {})
+    trials, warmup = int(measure.get("trials", 3)), int(measure.get("warmup", 1))
+    results = Path(results or config.get("results", "results"))
+    graphs = config.get("graphs") or {}
+    seen, out = set(), []
+    for name, tcfg in (config.get("targets") or {}).items():
+        target = get_target(name)
+        if not target.ready or (targets and name not in targets):
+            continue
+        tcfg = tcfg or {}
+        run_ids = tcfg.get("runs") or list(target.solvers)
+        pairs = [(g, r) for g in tcfg.get("graphs") or [] for r in run_ids]
+        pairs += [(g, r) for g, rs in (tcfg.get("also") or {}).items() for r in rs]
+        for graph, run_id in pairs:
+            key = (graph, run_file_id(run_id))
+            if key in seen:
+                continue
+            seen.add(key)
+            device = "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"
+            rel = Path("runs") / graph / f"{run_file_id(run_id)}.csv"
+            old = Path("runs") / graph / f"{run_id}.csv"  # committed tables kept the commas
+            rates, basis = _recorded(results / rel), "recorded"
+            for path in (reference / rel, reference / old):
+                rates = rates or _recorded(path)
+            for path in (reference / rel, reference / old):
+                if rates is None:
+                    rates, basis = _estimated(path, device, trials, warmup), "estimated"
+            if rates is None:
+                rates, basis = (UNKNOWN_S, 0.0), "unknown"
+            shards = int((graphs.get(graph) or {}).get("shards", 1))
+            out.append(PlannedRun(name, graph, run_id, device, rates[0], rates[1], basis, shards))
+    return out
+
+
+def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
+                      results: Path | None = None) -> dict:
+    """{graph: CPU-seconds of its reference distances} for every graph a planned run uses."""
+    results = Path(results or config.get("results", "results"))
+    count = int(config.get("measure", {}).get("sources", 6))
+    out = {}
+    for run in runs:
+        if run.graph in out:
+            continue
+        ms = None
+        for folder in (results, reference):
+            path = folder / "sources" / f"{run.graph}.json"
+            try:
+                ms = json.loads(path.read_text()).get("reference_ms") if path.is_file() else None
+            except (OSError, json.JSONDecodeError):
+                ms = None
+            if ms:
+                break
+        mean_ms = sum(ms) / len(ms) if ms else UNKNOWN_REF_MS
+        out[run.graph] = count * mean_ms / 1e3
+    return out
+
+
+def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
+             reference_s: dict) -> dict:
+    """Expected wall time: graphs' references one after another on the preparation threads,
+    then each graph's GPU jobs on the free GPU (longest first among those whose graph is
+    ready) and its CPU-timed jobs one at a time on their own cores."""
+    ready, t = {}, 0.0
+    for graph in dict.fromkeys(r.graph for r in runs):  # in the order the runs name them
+        t += reference_s.get(graph, 0.0) / max(1, prep_threads)
+        ready[graph] = t
+    gpu_jobs = sorted(((ready[r.graph], -s, s) for r in runs if r.device == "gpu"
+                       for s in r.job_seconds(sources)))
+    free = [0.0] * max(1, gpus)
+    pending = list(gpu_jobs)
+    while pending:
+        i = min(range(len(free)), key=free.__getitem__)
+        now = free[i]
+        avail = [j for j in pending if j[0] <= now] or [min(pending)]
+        job = min(avail, key=lambda j: j[1])  # the longest of the ready ones
+        pending.remove(job)
+        free[i] = max(now, job[0]) + job[2]
+    cpu_end = 0.0
+    for start, s in sorted((ready[r.graph], s) for r in runs if r.device == "cpu"
+                           for s in r.job_seconds(sources)):
+        cpu_end = max(cpu_end, start) + s
+    prep_end = max(ready.values(), default=0.0)
+    return {"prep_s": prep_end, "gpu_end_s": max(free) if gpu_jobs else 0.0,
+            "cpu_end_s": cpu_end, "wall_s": max(prep_end, max(free) if gpu_jobs else 0.0, cpu_end)}
+
+
+def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
+         timed_cores: int | None = None, targets=None) -> dict:
+    """The whole plan: per target its jobs and seconds, the totals and the expected wall time."""
+    sources = int(config.get("measure", {}).get("sources", 6))
+    runs = plan_runs(config, reference, results, targets)
+    timed_cores = timed_cores or max(1, min(16, cores // 4))
+    prep_threads = max(1, cores - timed_cores - gpus)
+    refs = reference_seconds(config, runs, reference, results)
+    per_target: dict = {}
+    for r in runs:
+        row = per_target.setdefault(r.target, {"jobs": 0, "gpu_s": 0.0, "cpu_s": 0.0,
+                                               "basis": set()})
+        secs = r.job_seconds(sources)
+        row["jobs"] += len(secs)
+        row["gpu_s" if r.device == "gpu" else "cpu_s"] += sum(secs)
+        row["basis"].add(r.basis)
+    for row in per_target.values():
+        row["basis"] = ",".join(sorted(row["basis"]))
+    sched = schedule(runs, sources, gpus, prep_threads, refs)
+    return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "prep_threads": prep_threads,
+            "sources": sources, "targets": per_target,
+            "jobs": sum(r["jobs"] for r in per_target.values()),
+            "gpu_s": sum(r["gpu_s"] for r in per_target.values()),
+            "cpu_s": sum(r["cpu_s"] for r in per_target.values()),
+            "reference_cpu_s": sum(refs.values()),
+            "estimated": sorted({r.graph + "/" + r.run_id for r in runs if r.basis != "recorded"}),
+            **sched}
+
+
+def format_plan(p: dict) -> str:
+    lines = [f"{'target':32s} {'jobs':>5s} {'GPU-s':>9s} {'CPU-s':>9s}  from"]
+    for name, row in p["targets"].items():
+        lines.append(f"{name:32s} {row['jobs']:5d} {row['gpu_s']:9.1f} {row['cpu_s']:9.1f}  "
+                     f"{row['basis']}")
+    lines.append(f"{'total':32s} {p['jobs']:5d} {p['gpu_s']:9.1f} {p['cpu_s']:9.1f}")
+    lines.append(f"references: {p['reference_cpu_s']:.0f} CPU-s on {p['prep_threads']} threads "
+                 f"({p['prep_s']:.0f} s)")
+    lines.append(f"expected wall time on {p['gpus']} GPU(s), {p['cores']} cores "
+                 f"({p['timed_cores']} for CPU timings): {p['wall_s']:.0f} s "
+                 f"({p['wall_s'] / 60:.1f} min; GPUs busy until {p['gpu_end_s']:.0f} s, CPU "
+                 f"timings until {p['cpu_end_s']:.0f} s)")
+    if p["estimated"]:
+        lines.append(f"{len(p['estimated'])} run(s) estimated (no wall time recorded: from the "
+                     "committed run tables' solve times, or a default where none)")
+    return "\n".join(lines)
+
+
+def needs_line(config: dict, p: dict, gpus_here: int) -> str:
+    """What `snakemake -n` says in one line about a run before it starts: a GPU, which mirror
+    files (registry datasets read as real files), about how long."""
+    from .datasets import load_registry
+
+    gpu_jobs = sum(1 for r in p["targets"].values() if r["gpu_s"]) and p["gpu_s"] > 0
+    files = []
+    if config.get("datasets") == "paper":
+        registry = load_registry(config.get("registry"))
+        for g in (config.get("graphs") or {}).values():
+            ds = registry.get((g or {}).get("dataset", ""))
+            if ds is not None and ds.filename and ds.filename not in files:
+                files.append(ds.filename)
+    need = ("needs a GPU (none here: its runs are written 'not run')" if gpu_jobs and not gpus_here
+            else f"uses {p['gpus']} GPU(s)" if gpu_jobs else "needs no GPU")
+    mirror = (f"real files from the mirrors or downloads: {', '.join(files)}" if files
+              else "no real files (stand-ins built here)")
+    return f"graphrepro: this run {need}; {mirror}; " + one_line(p)
+
+
+def one_line(p: dict) -> str:
+    """The plan's totals in one line."""
+    return (f"graphrepro plan: {p['jobs']} timed jobs, {p['gpu_s'] / 60:.0f} GPU-min and "
+            f"{p['cpu_s'] / 60:.0f} CPU-min timed, {p['reference_cpu_s'] / 60:.0f} CPU-min of "
+            f"references; about {p['wall_s'] / 60:.0f} min on {p['gpus']} GPU(s) with "
+            f"{p['cores']} cores")

@@ -1,0 +1,348 @@
+"""The whole study on one GPU host (issue 31), tested without GPUs: cores split and pinned,
+references in parallel, the plan, the deadline gate, the time-boxed resumable call, and every
+documented SLURM `slurm_extra` through the SLURM plugin's own validator."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+import yaml
+
+from graphrepro import placement, verify
+from graphrepro.cli import main
+from graphrepro.graph import generate
+from graphrepro.harness import draw_sources
+from graphrepro.plan import PlannedRun, plan, plan_runs, schedule
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---- cores ---------------------------------------------------------------------------------
+
+def test_cpu_lists_round_trip_and_bad_ones_are_refused():
+    assert placement.parse_cpu_list("0-3,8,10-11") == [0, 1, 2, 3, 8, 10, 11]
+    assert placement.cpu_list_text([0, 1, 2, 3, 8, 10, 11]) == "0-3,8,10-11"
+    for bad in ("a", "3-1", "1-x"):
+        with pytest.raises(ValueError):
+            placement.parse_cpu_list(bad)
+
+
+def test_split_cores_keeps_the_last_for_timings_and_one_for_the_rest():
+    timed, rest = placement.split_cores(range(64), 16)
+    assert timed == list(range(48, 64)) and rest == list(range(48))
+    assert placement.split_cores([0, 1], 8) == ([1], [0])  # at least one core each
+    with pytest.raises(ValueError):
+        placement.split_cores([0], 1)
+
+
+def test_a_process_pins_itself_to_its_share(monkeypatch):
+    allowed = sorted(os.sched_getaffinity(0))
+    try:
+        env = {"GRAPHREPRO_UNTIMED_CPUS": str(allowed[0]),
+               "GRAPHREPRO_TIMED_CPUS": str(allowed[-1])}
+        assert placement.pin_cpus(env) == [allowed[0]]
+        assert os.sched_getaffinity(0) == {allowed[0]}
+        os.sched_setaffinity(0, allowed)
+        assert placement.pin_cpus({**env, "GRAPHREPRO_PIN": "timed"}) == [allowed[-1]]
+        assert os.sched_getaffinity(0) == {allowed[-1]}
+        assert placement.placement_record({})["cpu_affinity"] == str(allowed[-1])
+        assert placement.pin_cpus({}) is None  # no split: nothing done
+    finally:
+        os.sched_setaffinity(0, allowed)
+        placement._held.pop("pinned", None)
+
+
+# ---- references in parallel ------------------------------------------------------------------
+
+def test_references_on_many_threads_are_the_serial_ones():
+    graph = generate.road_grid(12, 12, keep=0.7, max_weight=50, seed=3)
+    sources = [int(s) for s in draw_sources(graph, 9, seed=5)]
+    serial, _ = verify.reference_digests(graph, sources, workers=1)
+    parallel, ms = verify.reference_digests(graph, sources, workers=4)
+    assert parallel == serial == [verify.digest(verify.reference_distances(graph, s))
+                                  for s in sources]
+    assert len(ms) == len(sources)
+
+
+def test_the_sources_command_digests_the_same_with_workers(tmp_path):
+    graph = generate.road_grid(10, 10, keep=0.8, max_weight=20, seed=1)
+    path = tmp_path / "g.npz"
+    graph.save(path)
+    for w in (1, 3):
+        assert main(["sources", str(path), "--count", "5", "--seed", "2", "--workers", str(w),
+                     "--output", str(tmp_path / f"s{w}.json")]) == 0
+    one, three = (json.loads((tmp_path / f"s{w}.json").read_text()) for w in (1, 3))
+    assert one["digests"] == three["digests"] and one["sources"] == three["sources"]
+
+
+# ---- the plan ----------------------------------------------------------------------------------
+
+def _config(shards=1, sources=10):
+    return {"results": "res", "measure": {"sources": sources, "trials": 2, "warmup": 1},
+            "graphs": {"g": {"generate": {"kind": "road_grid", "rows": 4, "cols": 4},
+                             "shards": shards}},
+            "targets": {"safari2017_fig3": {"graphs": ["g"], "runs": ["harish", "dijkstra"]}}}
+
+
+def _record(path: Path, wall, per_source, sources, shards=1):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("graph,solver,source,status\n")
+    job = {"wall_s": wall, "sources": sources, "timed_s": per_source * sources, "count_s": 0.0,
+           "verify_s": 0.0}
+    rec = {"job": job} if shards == 1 else {"shards": [{"job": job}] * shards}
+    path.with_suffix(".provenance.json").write_text(json.dumps(rec))
+
+
+def test_plan_reads_recorded_wall_times_and_scales_them_by_sources_and_shards(tmp_path):
+    res, ref = tmp_path / "res", tmp_path / "ref"
+    _record(res / "runs/g/harish.csv", wall=12.0, per_source=1.0, sources=10)  # 2 s fixed
+    runs = {r.run_id: r for r in plan_runs(_config(shards=2), ref, res)}
+    harish = runs["harish"]
+    assert harish.basis == "recorded" and harish.device == "gpu"
+    assert harish.fixed_s == pytest.approx(2.0) and harish.per_source_s == pytest.approx(1.0)
+    assert harish.job_seconds(10) == pytest.approx([7.0, 7.0])  # two shards of 5 sources
+    assert runs["dijkstra"].basis == "unknown" and runs["dijkstra"].device == "cpu"
+
+
+def test_plan_estimates_from_a_committed_table_where_nothing_was_recorded(tmp_path):
+    ref = tmp_path / "ref"
+    (ref / "runs/g").mkdir(parents=True)
+    pd.DataFrame({"graph": "g", "solver": "harish", "source": [1, 1, 2, 2], "trial": [0, 1, 0, 1],
+                  "status": "ok", "solve_ms": [100.0, 300.0, 200.0, 200.0]}
+                 ).to_csv(ref / "runs/g/harish.csv", index=False)
+    harish = {r.run_id: r for r in plan_runs(_config(), ref, tmp_path / "res")}["harish"]
+    assert harish.basis == "estimated"
+    # median solve 0.2 s a source; 2 trials and the untimed counting pass of a GPU run
+    assert harish.per_source_s == pytest.approx(0.6)
+
+
+def test_the_schedule_spreads_gpu_jobs_over_the_gpus_and_cpu_jobs_on_their_cores():
+    runs = [PlannedRun("t", "g", f"r{i}", "gpu", 0.0, 1.0, "recorded") for i in range(4)]
+    runs.append(PlannedRun("t", "g", "c", "cpu", 0.0, 0.5, "recorded"))
+    one = schedule(runs, 10, 1, 4, {"g": 8.0})
+    four = schedule(runs, 10, 4, 4, {"g": 8.0})
+    assert one["prep_s"] == four["prep_s"] == pytest.approx(2.0)  # 8 CPU-s on 4 threads
+    assert one["gpu_end_s"] - 2.0 == pytest.approx(40.0)
+    assert four["gpu_end_s"] - 2.0 == pytest.approx(10.0)
+    assert four["cpu_end_s"] == pytest.approx(7.0) and four["wall_s"] == pytest.approx(12.0)
+
+
+def test_plan_command_prints_the_wall_time(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"results": str(tmp_path / "res"),
+                                   "measure": {"sources": 4}}))
+    assert main(["plan", "--configfile", str(cfg), "--gpus", "2", "--cores", "8",
+                 "--json", str(tmp_path / "p.json")]) == 0
+    out = capsys.readouterr().out
+    assert "expected wall time on 2 GPU(s), 8 cores" in out
+    p = json.loads((tmp_path / "p.json").read_text())
+    assert p["jobs"] > 0 and p["wall_s"] > 0 and p["gpus"] == 2
+    total = plan(yaml.safe_load(cfg.read_text()) | {"targets": {}}, 1, 4, tmp_path)
+    assert total["jobs"] == 0 and total["wall_s"] == 0
+
+
+# ---- the deadline gate -------------------------------------------------------------------------
+
+def test_a_run_that_cannot_end_before_the_deadline_is_not_started(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "runs" / "x.csv"
+    est = tmp_path / "est.json"
+    est.write_text(json.dumps({os.path.normpath(str(out)): 100.0}))
+    monkeypatch.setenv("GRAPHREPRO_DEADLINE", str(time.time() + 10))
+    monkeypatch.setenv("GRAPHREPRO_ESTIMATES", str(est))
+    rc = main(["run", str(tmp_path / "missing.npz"), "--solver", "harish", "--sources",
+               str(tmp_path / "s.json"), "--output", str(out)])
+    assert rc == 75 and not out.exists()
+    assert "not started" in capsys.readouterr().err
+
+
+# ---- the time-boxed, resumable call --------------------------------------------------------------
+
+def _timeboxed(workdir, *args, targets):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1",
+           "NUMBA_ENABLE_CUDASIM": "0"}
+    return subprocess.run(
+        [sys.executable, str(REPO / "workflow" / "scripts" / "timeboxed.py"), *args, "--",
+         *targets, "-s", str(REPO / "Snakefile"), "--workflow-profile",
+         str(REPO / "workflow" / "profiles" / "gpu-host"), "--cores", "2",
+         "--configfile", "tiny.yaml"],
+        cwd=workdir, capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.mark.slow
+def test_timeboxed_calls_stop_at_the_deadline_and_the_next_one_goes_on(tmp_path):
+    (tmp_path / "tiny.yaml").write_text(
+        f"results: res\nreport: rep/index.html\nreference: {tmp_path / 'noref'}\n"
+        "measure: {sources: 2, trials: 1, warmup: 0}\n")
+    targets = ["res/runs/road_40x40/dijkstra.csv", "res/runs/road_40x40/bfs.csv"]
+    # a deadline 20 s away: the graph and its sources are made, each run (30 s expected where
+    # nothing is known) is not started
+    first = _timeboxed(tmp_path, "--minutes", "0.33", "--grace-s", "30", "--archive",
+                       "out/a.tar.gz", targets=targets)
+    text = first.stdout + first.stderr
+    assert first.returncode == 0, text[-4000:]
+    assert "not started" in (tmp_path / "res/logs/runs/road_40x40/bfs.log").read_text()
+    assert not (tmp_path / "res/runs/road_40x40/bfs.csv").exists()
+    assert (tmp_path / "out/a.tar.gz").is_file() and "(call again with --resume)" in text
+    # the next call, on a bare machine: unpack, make the runs, redo nothing done
+    fresh = tmp_path / "next"
+    fresh.mkdir()
+    (fresh / "tiny.yaml").write_text((tmp_path / "tiny.yaml").read_text())
+    second = _timeboxed(fresh, "--minutes", "5", "--resume", str(tmp_path / "out/a.tar.gz"),
+                        "--archive", "out/b.tar.gz", targets=targets)
+    text = second.stdout + second.stderr
+    assert second.returncode == 0, text[-4000:]
+    stats = re.search(r"job\s+count\n[-\s]+\n(.*?)\ntotal", text, re.S)[1]
+    assert set(re.findall(r"^(\w+)", stats, re.M)) == {"run_solver"}, stats
+    for t in targets:
+        table = pd.read_csv(fresh / t)
+        assert (table["status"] == "ok").all() and table["source"].nunique() == 2
+        prov = json.loads((fresh / t).with_suffix(".provenance.json").read_text())
+        assert prov["placement"]["pinned"] == "timed"  # a CPU-timed run, on the timed cores
+        assert prov["job"]["wall_s"] > 0
+
+
+# ---- SLURM: every documented slurm_extra through the plugin's validator ------------------------
+
+def _documented_slurm_extras() -> list[str]:
+    """Every slurm_extra value the project documents: the README's site config (cluster:
+    timed_cpu / timed_gpu), the workflow's defaults (common.smk CLUSTER), the profiles'."""
+    found = []
+    readme = (REPO / "README.md").read_text()
+    found += re.findall(r'^\s*timed_(?:cpu|gpu):\s*"([^"]*)"', readme, re.M)
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    cluster = re.search(r"CLUSTER = \{(.*?)\*\*", common, re.S)[1]
+    found += re.findall(r'"timed_(?:cpu|gpu)": "([^"]*)"', cluster)
+    for profile in (REPO / "workflow" / "profiles").glob("*/config.yaml"):
+        found += re.findall(r"slurm_extra\s*[:=]\s*['\"]?([^'\"\n]*)", profile.read_text())
+    return found
+
+
+def _job(**resources):
+    class Res(SimpleNamespace):
+        def get(self, key, default=None):
+            return getattr(self, key, default)
+
+    return SimpleNamespace(resources=Res(**resources), threads=1)
+
+
+def test_every_documented_slurm_extra_passes_the_plugins_validator():
+    validation = pytest.importorskip("snakemake_executor_plugin_slurm.validation")
+    extras = _documented_slurm_extras()
+    assert "--gres-flags=enforce-binding" in extras and "--exclusive" in extras
+    for extra in extras:
+        validation.validate_slurm_extra(_job(slurm_extra=extra))
+    # the validator is the real one: the old recipe's option is refused
+    from snakemake_interface_common.exceptions import WorkflowError
+
+    with pytest.raises(WorkflowError, match="CPUs-per-GPU|CPUs per GPU"):
+        validation.validate_slurm_extra(_job(slurm_extra="--cpus-per-gpu=16"))
+
+
+def test_cpus_per_gpu_goes_through_the_plugins_own_resource():
+    jobstep = pytest.importorskip("snakemake_executor_plugin_slurm_jobstep")
+    assert jobstep.get_cpu_setting(_job(gpu=1, cpus_per_gpu=16), True) == "--cpus-per-gpu=16"
+    assert jobstep.get_cpu_setting(_job(gpu=1, cpus_per_gpu=0), True) == "--cpus-per-task=1"
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    assert '"cpus_per_gpu": int(CLUSTER["cpus_per_gpu"])' in common
+    readme = (REPO / "README.md").read_text()
+    assert "--cpus-per-gpu=" not in "".join(re.findall(r'slurm_extra[^\n]*|timed_gpu:[^\n]*',
+                                                        readme))
+
+
+# ---- GPU workers (under the CUDA simulator) -------------------------------------------------------
+
+def _tiny_run_files(tmp_path):
+    graph = generate.road_grid(5, 5, keep=0.8, max_weight=20, seed=1)
+    graph.save(tmp_path / "g.npz")
+    assert main(["sources", str(tmp_path / "g.npz"), "--count", "2", "--seed", "3",
+                 "--output", str(tmp_path / "s.json")]) == 0
+    return tmp_path / "g.npz", tmp_path / "s.json"
+
+
+def test_gpu_runs_go_to_one_worker_per_gpu_that_keeps_its_graph(tmp_path):
+    graph, sources = _tiny_run_files(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_ENABLE_CUDASIM": "1",
+           "GRAPHREPRO_GPUS": "0,1", "GRAPHREPRO_WORKER": "1",
+           "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
+    records = []
+    try:
+        for i in range(2):
+            out = tmp_path / f"r{i}.csv"
+            proc = subprocess.run([sys.executable, "-m", "graphrepro", "run", str(graph),
+                                   "--solver", "lbr_persistent", "--sources", str(sources),
+                                   "--trials", "1", "--warmup", "0", "--output", str(out)],
+                                  env=env, capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            assert "verified" in proc.stderr  # the worker's log reaches the job's stderr
+            assert (pd.read_csv(out)["status"] == "ok").all()
+            records.append(json.loads(out.with_suffix(".provenance.json").read_text()))
+        pids = {p.read_text().strip() for p in (tmp_path / "locks").glob("worker-*.pid")}
+        assert len(pids) == 1  # one worker for the one device both jobs took in turn
+        first, second = (r["job"] for r in records)
+        assert second["graph_load_s"] < 0.01 and second["startup_s"] < first["startup_s"] + 1
+        assert records[1]["placement"]["cuda_visible_devices"] == "0"
+        assert records[1]["placement"]["bound_from"] == ["0", "1"]
+    finally:
+        for p in (tmp_path / "locks").glob("worker-*.pid"):
+            os.kill(int(p.read_text()), 15)
+
+
+def test_the_client_refuses_past_the_deadline_and_leaves_help_to_the_command_line(
+        tmp_path, monkeypatch, capsys):
+    from graphrepro import client
+
+    assert client.run_from_main(["run", "--help"]) is None
+    assert client.run_from_main(["run", "g.npz", "--solver", "harish"]) is None  # no --output
+    monkeypatch.setenv("GRAPHREPRO_DEADLINE", str(time.time() - 1))
+    assert client.run_from_main(["run", "g.npz", "--output", str(tmp_path / "x.csv")]) == 75
+    assert "not started" in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.slow
+def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "--cores", "16", "--configfile", str(REPO / "config" / "h100.yaml")],
+        capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [ln for ln in (result.stdout + result.stderr).splitlines()
+             if ln.startswith("graphrepro: this run")]
+    assert len(lines) == 1, lines
+    assert "needs a GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
+
+
+@pytest.mark.slow
+def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_workers(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1,2,3"}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "-p", "--workflow-profile", str(REPO / "workflow" / "profiles" / "gpu-host"),
+         "--cores", "16", "--quiet", "progress"],
+        capture_output=True, text=True, timeout=600, env=env)
+    text = result.stdout + result.stderr
+    assert result.returncode == 0, text[-3000:]
+    assert "this run uses 4 GPU(s)" in text
+    seen = set()
+    for block in re.split(r"\n(?=\s*\[\w{3} \w{3} )", text):
+        if not re.search(r"rule run_solver:", block):
+            continue
+        res = dict(kv.split("=", 1) for kv in re.search(r"resources: (.*)", block)[1].split(", "))
+        shell = re.search(r"Shell command: (.*)", block)[1]
+        assert res["timing"] == "1" and int(re.search(r"priority: (\d+)", block)[1]) > 0
+        if res["gpu"] == "1":
+            seen.add("gpu")
+            assert res["cpu_timed"] == "0" and shell.startswith("env GRAPHREPRO_WORKER=1 ")
+        else:
+            seen.add("cpu")
+            assert res["cpu_timed"] == "1", block
+            assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=\d+ GRAPHREPRO_GPUS= "
+                            r"CUDA_VISIBLE_DEVICES= ", shell), shell
+    assert seen == {"gpu", "cpu"}

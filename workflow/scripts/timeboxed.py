@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Run the workflow until a deadline, keep what finished, go on from there next time.
+
+    python workflow/scripts/timeboxed.py --minutes 8 --archive $OUT/state.tar.gz \
+        [--resume PREVIOUS.tar.gz] -- --workflow-profile workflow/profiles/gpu-host \
+        --configfile config/h100.yaml [targets...]
+
+For a machine lent for a few minutes at a time (the device tool: a call lasts at most 10 minutes
+and returns at most 8 files). It
+1. unpacks --resume (the archive the last call left) into the working directory; files the
+   archive left out as too large (graph caches) are rebuilt first by snakemake, then every
+   unpacked file is touched, so that no finished step looks older than what it was made from
+   (a sources record of another graph is still refused: it carries the graph's digest);
+2. runs snakemake with the arguments after `--` (plus --keep-going), telling each timed run the
+   deadline and its expected seconds (`graphrepro plan`, from recorded wall times): a run that
+   cannot end before the deadline is not started (`python -m graphrepro run` exits 75, writing
+   nothing), the running ones finish;
+3. stops snakemake if it is still going --grace-s after the deadline (estimates far off), and
+   packs the results folder (and snakemake's metadata) into --archive, leaving out files over
+   --max-file-mb, which it lists in the archive's manifest.
+Snakemake redoes nothing that is done; the last line says how many timed runs are left.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+MANIFEST = ".timeboxed-manifest.json"
+
+
+def _configfiles(smk_args: list[str]) -> list[str]:
+    out, taking = [], False
+    for a in smk_args:
+        if a == "--configfile" or a == "--configfiles":
+            taking = True
+            continue
+        if taking and not a.startswith("-"):
+            out.append(a)
+            continue
+        taking = False
+    return out
+
+
+def _estimates(config: dict, results: Path, reference: Path) -> dict:
+    """{output path: seconds} for every timed run and shard of the config."""
+    from graphrepro.plan import plan_runs
+    from graphrepro.solvers import run_file_id
+
+    sources = int(config.get("measure", {}).get("sources", 6))
+    out = {}
+    for run in plan_runs(config, reference, results):
+        secs = run.job_seconds(sources)
+        name = run_file_id(run.run_id)
+        if run.shards > 1:
+            for i, s in enumerate(secs):
+                out[os.path.normpath(results / "shards" / run.graph / f"{name}.{i}.csv")] = s
+        else:
+            out[os.path.normpath(results / "runs" / run.graph / f"{name}.csv")] = secs[0]
+    return out
+
+
+def unpack(archive: Path, smk: list[str]) -> list[str]:
+    """Unpack the last call's archive; rebuild what it left out; touch what it held."""
+    with tarfile.open(archive) as tar:
+        names = [m.name for m in tar.getmembers() if m.isfile()]
+        tar.extractall(".", filter="data")
+    manifest = json.loads(Path(MANIFEST).read_text()) if Path(MANIFEST).is_file() else {}
+    left_out = [p for p in manifest.get("left_out", []) if not Path(p).exists()]
+    if left_out:
+        print(f"timeboxed: rebuilding {len(left_out)} file(s) the archive left out", flush=True)
+        subprocess.run([sys.executable, "-m", "snakemake", *smk, *left_out], check=False)
+    now = time.time()
+    for name in names:
+        if not name.startswith(".snakemake") and Path(name).is_file():
+            os.utime(name, (now, now))
+    return names
+
+
+def pack(archive: Path, results: Path, max_mb: float) -> dict:
+    files, left_out = [], []
+    for root in (results, Path(".snakemake/metadata")):
+        for p in sorted(root.rglob("*")) if root.exists() else []:
+            if not p.is_file() or p.name.startswith("."):
+                continue
+            if p.stat().st_size > max_mb * 2**20:
+                left_out.append(str(p))
+            else:
+                files.append(p)
+    manifest = {"packed": len(files), "left_out": left_out, "date": time.time()}
+    Path(MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    tmp = archive.with_name(archive.name + ".tmp")
+    with tarfile.open(tmp, "w:gz") as tar:
+        tar.add(MANIFEST)
+        for p in files:
+            tar.add(p)
+    os.replace(tmp, archive)
+    return manifest
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    when = ap.add_mutually_exclusive_group(required=True)
+    when.add_argument("--minutes", type=float, help="the deadline, minutes from now")
+    when.add_argument("--deadline", type=float, help="the deadline, a Unix time")
+    ap.add_argument("--archive", default="timeboxed.tar.gz",
+                    help="where to pack what completed (tar.gz)")
+    ap.add_argument("--resume", help="the archive a previous call left (skipped if missing)")
+    ap.add_argument("--grace-s", type=float, default=60.0,
+                    help="stop snakemake this long after the deadline if it still runs")
+    ap.add_argument("--max-file-mb", type=float, default=8.0,
+                    help="files larger than this stay out of the archive (rebuilt next time)")
+    ap.add_argument("--estimate-from", help="a results folder of an earlier run whose recorded "
+                    "wall times estimate this one's runs (default: this run's, then the "
+                    "committed reference runs)")
+    ap.add_argument("--no-pack", action="store_true", help="pack nothing (the caller packs)")
+    ap.add_argument("smk", nargs=argparse.REMAINDER, help="-- then snakemake's arguments")
+    args = ap.parse_args(argv)
+    smk = args.smk[1:] if args.smk[:1] == ["--"] else args.smk
+    deadline = args.deadline or time.time() + 60 * args.minutes
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+    from graphrepro import configs
+
+    if args.resume and Path(args.resume).is_file():
+        names = unpack(Path(args.resume), smk)
+        print(f"timeboxed: resumed {len(names)} files from {args.resume}", flush=True)
+    config = configs.load(_configfiles(smk))
+    results = Path(config.get("results", "results"))
+    reference = (Path(args.estimate_from) if args.estimate_from
+                 else configs.root() / config.get("reference", "reports/reference"))
+    estimates = _estimates(config, results, reference)
+    est_path = results / ".timeboxed-estimates.json"
+    est_path.parent.mkdir(parents=True, exist_ok=True)
+    est_path.write_text(json.dumps(estimates, indent=1) + "\n")
+    env = {**os.environ, "GRAPHREPRO_DEADLINE": str(deadline),
+           "GRAPHREPRO_ESTIMATES": str(est_path.resolve())}
+    started = time.time()
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--keep-going", *smk], env=env,
+                            start_new_session=True)
+    try:
+        rc = proc.wait(timeout=max(1.0, deadline + args.grace_s - time.time()))
+    except subprocess.TimeoutExpired:
+        print("timeboxed: past the deadline and its grace: stopping snakemake", flush=True)
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            rc = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            rc = proc.wait()
+    ran_s = time.time() - started
+    manifest = ({"packed": 0, "left_out": []} if args.no_pack
+                else pack(Path(args.archive), results, args.max_file_mb))
+    left = [p for p in estimates if not Path(p).is_file()]
+    print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "
+          f"files into {args.archive} ({len(manifest['left_out'])} left out as too large); "
+          f"{len(left)} of the config's {len(estimates)} timed runs not made yet"
+          + (" (call again with --resume)" if left else " (all done)"), flush=True)
+    return 0 if rc == 0 or left else rc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
