@@ -148,9 +148,11 @@ def the_ledger(results: Path, reference: Path | None, *, claims: Path | None = N
 
 
 def verdict_counts(ledger: pd.DataFrame, documents: list[str]) -> list[dict]:
-    """Per document (in the given order) the number of claims with each verdict, and a total."""
+    """Per document (in the given order, then any other the ledger holds, such as the study's
+    own additions) the number of claims with each verdict, and a total of them all."""
     rows = []
-    for doc in documents:
+    others = sorted(set(ledger["document"]) - set(documents)) if len(ledger) else []
+    for doc in [*documents, *others]:
         mine = ledger[ledger["document"] == doc]
         rows.append({"document": doc, **{v: int((mine["verdict"] == v).sum()) for v in VERDICTS},
                      "total": len(mine)})
