@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Issues 33/34 on the H100: frontier_sssp with config/h100-peers.yaml through the workflow
+# (frontier as issue 34 left it and as issue 21 did, ADDS, Gunrock, workfront; real NY, COL's
+# real topology, calnev/western stand-ins, a uniform random graph, the web graph). The peers'
+# binaries were built off-device for sm_90 (carried, kept by their build key); the offline
+# mirrors are copies of ../shared/realdata and ../shared/peers.
+set -u
+export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0 GRAPHREPRO_COMMIT=7f73eacb39a33b55ae17d711329bd72864dd72be
+[ -e ../shared ] || ln -s "$PWD/.dev/call/shared" ../shared || exit 1
+mkdir -p build/peers && tar xzf .dev/call/bins.tgz -C build/peers || exit 1
+t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,temperature.gpu --format=csv > $OUT/gpu.txt 2>&1
+timeout ${SNAKE_S:-400} snakemake --cores 16 --resources gpu=1 timing=2 --keep-going frontier_sssp \
+    --configfile config/h100-peers.yaml > $OUT/snakemake.log 2>&1
+echo "snakemake rc=$? after $(( $(date +%s) - t0 )) s" | tee -a $OUT/snakemake.log
+tar czf $OUT/results.tgz results-h100-peers/runs results-h100-peers/sources results-h100-peers/targets \
+    results-h100-peers/figures results-h100-peers/logs results-h100-peers/graphs/*.json build/peers/*.json \
+    $OUT/snakemake.log $OUT/gpu.txt 2>/dev/null
+grep -h "median of\|hung\|not run\|Error\|error" results-h100-peers/logs/runs/*/*.log | tail -80
+tail -5 $OUT/snakemake.log
