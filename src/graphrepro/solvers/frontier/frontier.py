@@ -115,6 +115,23 @@ def _compile(count: bool):
                 return
 
     @cuda.jit(device=True)
+    def relax(d, v, candidate, tally):
+        """One arc relaxed: True when ``candidate`` lowered ``d[v]`` (the atomic min decides
+        between improvers racing on v); the counting pass tallies arcs, atomics, improvements."""
+        if count:
+            cuda.atomic.add(tally, ARCS, 1)
+        if candidate >= d[v]:
+            return False
+        previous = cuda.atomic.min(d, v, candidate)
+        if count:
+            cuda.atomic.add(tally, ATOMICS, 1)
+        if candidate < previous:
+            if count:
+                cuda.atomic.add(tally, IMPROVING, 1)
+            return True
+        return False
+
+    @cuda.jit(device=True)
     def push(v, candidate, stage, staged, stage_cap, inq, queues, tail, words, tally, cap, delta):
         """An improved vertex its improver will not expand: staged for the batch's flush, or
         (stage full) straight into its queue."""
@@ -327,29 +344,21 @@ def _compile(count: bool):
                     for e in range(indptr[u], indptr[u + 1]):
                         v = indices[e]
                         candidate = du + weights[e]
-                        if count:
-                            cuda.atomic.add(tally, ARCS, 1)
-                        if candidate < d[v]:
-                            previous = cuda.atomic.min(d, v, candidate)
-                            if count:
-                                cuda.atomic.add(tally, ATOMICS, 1)
-                            if candidate < previous:
-                                if count:
-                                    cuda.atomic.add(tally, IMPROVING, 1)
-                                if following < 0 and steps < chase and candidate < limit:
-                                    following = v  # ours to expand next
-                                    following_d = candidate
-                                else:
-                                    kept = False
-                                    if keep_local and candidate < limit:
-                                        p = cuda.atomic.add(local_n, nxt, 1)
-                                        if p < width:
-                                            local_v[nxt * MAX_THREADS + p] = v
-                                            local_d[nxt * MAX_THREADS + p] = candidate
-                                            kept = True
-                                    if not kept:
-                                        push(v, candidate, stage, staged, stage_cap, inq, queues,
-                                             tail, words, tally, cap, delta)
+                        if relax(d, v, candidate, tally):
+                            if following < 0 and steps < chase and candidate < limit:
+                                following = v  # ours to expand next
+                                following_d = candidate
+                            else:
+                                kept = False
+                                if keep_local and candidate < limit:
+                                    p = cuda.atomic.add(local_n, nxt, 1)
+                                    if p < width:
+                                        local_v[nxt * MAX_THREADS + p] = v
+                                        local_d[nxt * MAX_THREADS + p] = candidate
+                                        kept = True
+                                if not kept:
+                                    push(v, candidate, stage, staged, stage_cap, inq, queues,
+                                         tail, words, tally, cap, delta)
                     u = following
                     du = following_d
                     steps += 1
@@ -365,17 +374,9 @@ def _compile(count: bool):
                     for e in range(indptr[u] + t, indptr[u + 1], width):
                         v = indices[e]
                         candidate = du + weights[e]
-                        if count:
-                            cuda.atomic.add(tally, ARCS, 1)
-                        if candidate < d[v]:
-                            previous = cuda.atomic.min(d, v, candidate)
-                            if count:
-                                cuda.atomic.add(tally, ATOMICS, 1)
-                            if candidate < previous:
-                                if count:
-                                    cuda.atomic.add(tally, IMPROVING, 1)
-                                push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
-                                     words, tally, cap, delta)
+                        if relax(d, v, candidate, tally):
+                            push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
+                                 words, tally, cap, delta)
                 cuda.syncthreads()
                 more = local_n[nxt]
                 cuda.syncthreads()  # every thread has read this round's counts
