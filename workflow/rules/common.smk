@@ -337,6 +337,12 @@ def calibration_file(w):
     return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
 
 
+def interleaved_calibration(graph, run_ids):
+    """The calibrations an interleaved group's runs take (runs.smk): one per calibrating solver."""
+    by = sorted({resolve(r)[0].calibrated_by for r in run_ids} - {None})
+    return [f"{RES}/calibration/{graph}/{b}.json" for b in by]
+
+
 def peer_build(w):
     """A peer's run (document `peer`, issue 33) needs the peers built first (peers.smk)."""
     return [f"{PEERS_DIR}/manifest.json"] if resolve(w.solver)[0].document == "peer" else []

@@ -124,11 +124,6 @@ INTERLEAVED = sorted({(g, tuple(t["interleave"])) for t in config["targets"].val
                       if t.get("interleave") for g in t.get("graphs") or []})
 
 
-def interleaved_calibration(graph, run_ids):
-    by = sorted({resolve(r)[0].calibrated_by for r in run_ids} - {None})
-    return [f"{RES}/calibration/{graph}/{b}.json" for b in by]
-
-
 for _n, (_graph, _ids) in enumerate(INTERLEAVED):
 
     rule:
@@ -142,7 +137,7 @@ for _n, (_graph, _ids) in enumerate(INTERLEAVED):
             tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids],
             provenance=[f"{RES}/runs/{_graph}/{run_file_id(r)}.provenance.json" for r in _ids],
         params:
-            py=PY,
+            py=[*pin_words(solver_device(_ids[0])), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
             first=_ids[0],
