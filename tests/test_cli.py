@@ -256,3 +256,24 @@ def test_retabulate_rebuilds_target_tables_from_committed_runs(tmp_path):
     assert (ref / "targets" / "an2017_transfers.csv").is_file()
     missing = graphrepro("retabulate", str(ref), "--configfile", configs[0], "--targets", "nope")
     assert missing.returncode != 0
+
+
+def test_retabulate_reads_a_copied_tables_own_runs(tmp_path):
+    # frontier_sssp's committed table is the peers call's (issue 33): its `.runs` record names
+    # those run tables, so the table comes back as committed whatever config is given, and a
+    # record naming a run table that is gone is refused in one line.
+    import shutil
+
+    ref = tmp_path / "reference"
+    shutil.copytree(REPO / "reports" / "reference", ref,
+                    ignore=shutil.ignore_patterns("gerritsen2012", "terrain", "older", "run2"))
+    committed = (ref / "targets" / "frontier_sssp.csv").read_text()
+    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml")]
+    result = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
+                        "frontier_sssp")
+    assert result.returncode == 0, result.stderr
+    assert (ref / "targets" / "frontier_sssp.csv").read_text() == committed
+    (ref / "peers" / "runs" / "ny" / "adds.csv").unlink()
+    gone = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
+                      "frontier_sssp")
+    assert gone.returncode != 0 and "adds.csv" in gone.stderr

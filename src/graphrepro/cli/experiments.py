@@ -132,6 +132,21 @@ def add_compare(sub) -> None:
     sp.set_defaults(func=cmd_compare)
 
 
+def _listed_runs(root: Path, name: str) -> list[Path]:
+    """The run tables a copied target table was made from, where a call of its own made it
+    (``targets/<name>.runs``: one provenance record a line, below ``root``; the peers run of
+    issue 33): retabulating reads those, not same-named runs of another call."""
+    listed = root / "targets" / f"{name}.runs"
+    if not listed.is_file():
+        return []
+    lines = [x.strip() for x in listed.read_text().splitlines()]
+    runs = [root / x.replace(".provenance.json", ".csv") for x in lines if x and not x.startswith("#")]
+    missing = [str(p) for p in runs if not p.is_file()]
+    if missing:
+        raise InputError(f"{listed}: names run tables that are not there: {', '.join(missing[:3])}")
+    return runs
+
+
 def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
     """(run tables, source records, benchmark tables) of one configured target under a results
     directory; (None, None, None) when none of its graphs has sources there."""
@@ -140,6 +155,12 @@ def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
 
     target = get_target(name)
     run_ids = settings.get("runs") or list(target.solvers)
+    listed = _listed_runs(root, name)
+    if listed:  # in the record's order (the order the call's compare step had), whatever config
+        sources = list(dict.fromkeys(p.parent.parent.parent / "sources" / f"{p.parent.name}.json"
+                                     for p in listed))
+        return listed, sources, [p for b in target.benchmarks
+                                 if (p := root / "benchmarks" / f"{b}.csv").is_file()]
     graphs = [g for g in settings.get("graphs") or []
               if (root / "sources" / f"{g}.json").is_file()]
     runs = [p for g in graphs for r in run_ids if (p := run_file(root / "runs" / g, r)).is_file()]
