@@ -391,3 +391,22 @@ def test_interleaved_runs_are_compared_by_source_and_trial_without_drift():
     assert max(drift_between(apart, "g", ["a", "b"])) == pytest.approx(np.log(1.04))
     est = ratio(apart, {}, "g", "a", "b").estimate(np.random.default_rng(0))
     assert est.high - est.low > 0.05  # the passes' 4% could fall on either side
+
+
+def test_table1_on_a_real_topology_judges_what_the_topology_can_answer():
+    # COL's PACE topology has the road network's vertices and its max and median outdegree,
+    # but not the DIMACS file's parallel arcs: 3 of the row's 6 statistics are judged, so the
+    # row is at best inconclusive, and a wrong vertex count still is not reproduced.
+    from graphrepro.experiments.safari2017_evidence import evidence_table1
+
+    claims = load_claims("safari2017")
+    claims = claims[claims["claim_id"] == "t1.col"]
+    stats = {"col": {"stands_for": "Colorado", "origin": {"kind": "real topology"},
+                     "vertices": 435666, "arcs": 1042400, "max_outdegree": 8,
+                     "std_outdegree": 0.91, "median_outdegree": 2.0, "mean_outdegree": 2.39}}
+    row = claims.iloc[0]
+    verdict = judge(row, evidence_table1(claims, pd.DataFrame(), stats)["t1.col"])
+    assert verdict.verdict == "inconclusive" and "on 3 of 6 statistics only" in verdict.reason
+    stats["col"]["vertices"] = 435665
+    verdict = judge(row, evidence_table1(claims, pd.DataFrame(), stats)["t1.col"])
+    assert verdict.verdict == "not reproduced" and "vertices 435,665" in verdict.reason
