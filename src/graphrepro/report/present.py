@@ -96,10 +96,10 @@ def _cell(value: str) -> str:
 
 
 def _breakable(escaped: str) -> str:
-    """Escaped cell text with a line-break opportunity after each "/" of a long token (a URL in
-    a `data` cell): a browser will not break it otherwise, and one such cell widens the table
-    past the page."""
-    return re.sub(r"\S{30,}", lambda m: m.group(0).replace("/", "/<wbr>"), escaped)
+    """Escaped cell text with a line-break opportunity after each "/" and "," of a long token (a
+    URL in a `data` cell, a run id with its parameters, "frontier@chase=8,chunk=128,..."): a
+    browser will not break it otherwise, and one such cell widens the table past the page."""
+    return re.sub(r"\S{30,}", lambda m: re.sub(r"([/,])", r"\1<wbr>", m.group(0)), escaped)
 
 
 def _verdict_class(text: str) -> str:
