@@ -38,20 +38,6 @@ include: "workflow/rules/gerritsen2012_sssp.smk"
 include: "workflow/rules/report.smk"
 
 
-# A dry run says in one line what the run needs and about how long (python -m graphrepro plan).
-# (the executor, and with it workflow.dryrun, is set only after this file is read: the flag is)
-_DRY = any(a in ("--dry-run", "--dryrun") or (a[:1] == "-" and a[1:2] != "-" and "n" in a[1:]
-                                              and a[1:].isalpha()) for a in sys.argv[1:])
-if _DRY:
-    from pathlib import Path
-
-    from graphrepro.placement import candidate_devices
-    from graphrepro.plan import needs_line, plan
-
-    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE))
-    print(needs_line(config, _plan, len(candidate_devices())), file=sys.stderr)
-
-
 rule all:
     default_target: True
     input:
@@ -80,14 +66,22 @@ onerror:
     print(stopped_line(_RUN.get("progress")))
 
 
-# A dry run of a config that times GPUs says in one line what it needs.
+# A dry run says what the run needs: its plan (a GPU, which real files, about how long:
+# python -m graphrepro plan) and, for a config that times GPUs, which targets need one. The
+# executor, and with it workflow.dryrun, is set only after this file is read: the flag is.
 from graphrepro.report.progress import is_dry_run
 
 if is_dry_run(sys.argv[1:]):
+    from pathlib import Path
+
     from graphrepro.gpu import cuda_available
+    from graphrepro.placement import candidate_devices
+    from graphrepro.plan import needs_line, plan
     from graphrepro.report.ledger import gpu_target_names
     from graphrepro.report.progress import dry_run_needs
 
+    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE))
+    print(needs_line(config, _plan, len(candidate_devices())), file=sys.stderr)
     _needs = dry_run_needs(config, gpu_target_names(), cuda_available())
     if _needs:
         print(_needs, file=sys.stderr)

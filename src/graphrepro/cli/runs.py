@@ -61,7 +61,7 @@ def _origin_of(graph_path) -> dict | None:
 
 
 def cmd_run(args) -> int:
-    from ..harness.provenance import process_age_s
+    from ..placement import process_age_s
 
     # interpreter start and imports so far: the job's start-up (in a GPU worker, its client's)
     client = os.environ.get("GRAPHREPRO_CLIENT_STARTUP_S")

@@ -12,7 +12,6 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import gpu
-from ..placement import process_age_s  # noqa: F401  (re-exported: the run command reads it here)
 
 _PACKAGES = ("graphrepro", "numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x",
              "pandas", "scipy", "snakemake")
