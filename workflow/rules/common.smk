@@ -333,12 +333,12 @@ def solver_device(run_id):
 # Functions of runs.smk and gerritsen2012_sssp.smk (snakemake --lint: rules and functions apart)
 def calibration_file(w):
     """safari2017's N comes from Harish's runs on the same graph: those run first."""
-    by = resolve(w.solver)[0].calibrated_by
-    return [f"{RES}/calibration/{w.graph}/{by}.json"] if by else []
+    return interleaved_calibration(w.graph, [w.solver])
 
 
 def interleaved_calibration(graph, run_ids):
-    """The calibrations an interleaved group's runs take (runs.smk): one per calibrating solver."""
+    """The calibrations runs on a graph take (one run, or an interleaved group: runs.smk): one
+    per calibrating solver."""
     by = sorted({resolve(r)[0].calibrated_by for r in run_ids} - {None})
     return [f"{RES}/calibration/{graph}/{b}.json" for b in by]
 
