@@ -11,8 +11,8 @@ pops and expansions per vertex, arcs relaxed per arc, rounds and grid syncs.
 
 The goals are issue 21's (H100): real NY <= 4.4 ms median per source, western stand-in <= 15 ms,
 calnev stand-in <= 8 ms, exact on every source. Exactness is not a column: a wrong distance
-fails the run before any time is written. The BGL numbers issue 21 measured once outside the
-workflow (``published/graphrepro.csv``) stay, labelled as such; no peer number is typed in.
+fails the run before any time is written. No number is typed in: BGL's row is the workflow's own
+``bgl_dijkstra`` run where Boost is there.
 """
 
 from __future__ import annotations
@@ -35,32 +35,25 @@ FROM = {OURS: "graphrepro (ours)", "adds": PEER_FROM, "gunrock": PEER_FROM,
         "hybrid": "senthilkumar", "nearfar": "senthilkumar", "dijkstra": "CPU baseline",
         "bgl_dijkstra": "CPU baseline"}
 GOALS_MS = {"ny": 4.4, "western": 15.0, "calnev": 8.0}
-PEER_LABEL = "measured once outside the workflow, H100, 2026-11-24, our stand-ins at that commit"
 COLUMNS = ["graph", "vertices", "arcs", "solver", "from", "median (ms)", "IQR (ms)",
            "mean (ms)", "sources", "hung", "peer's own timer (ms)", "pops / vertex",
            "expansions / vertex", "arcs relaxed / arc", "rounds", "grid syncs", "idle scans",
            "fastest peer", "fastest peer (ms)", "/ fastest peer", "goal (ms)", "against the goal"]
 
 
-# The graphs issue 21's goals and BGL numbers are for: the real NY file, our full-size stand-ins.
+# The graphs issue 21's goals are for: the real NY file, our full-size stand-ins.
 PEER_GRAPHS = {"ny": "real", "calnev": "stand-in", "western": "stand-in"}
 
 
 def _dataset(stats: dict, graph: str) -> str | None:
-    """The issue's graph this one is (ny, calnev, western), or None: the goals and the transcribed
-    BGL numbers hold only for the graph they were measured on, at full size, with its weights."""
+    """The issue's graph this one is (ny, calnev, western), or None: the goals hold only for the
+    graph they were set for, at full size, with its weights."""
     origin = (stats.get(graph) or {}).get("origin") or {}
     key = origin.get("dataset")
     if (key not in PEER_GRAPHS or origin.get("reweight") or origin.get("kind") != PEER_GRAPHS[key]
             or float(origin.get("scale") or 1) != 1):
         return None
     return key
-
-
-def _transcribed(published: pd.DataFrame, dataset: str | None) -> pd.DataFrame:
-    if dataset is None or published.empty:
-        return published.iloc[0:0]
-    return published[(published["item"] == ITEM) & (published["column"] == dataset)]
 
 
 def _is_peer(variant: str) -> bool:
@@ -95,9 +88,7 @@ def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -
     rows = []
     for graph in pd.unique(runs["graph"]):  # config order: real NY first
         info = stats.get(graph) or {}
-        origin = info.get("origin") or {}
         dataset = _dataset(stats, graph)
-        named = origin.get("dataset") if origin.get("dataset") in PEER_GRAPHS else None
         fastest, fastest_ms = _fastest_peer(times, graph)
         base = {"graph": graph, "vertices": info.get("vertices"), "arcs": info.get("arcs"),
                 "fastest peer": fastest, "fastest peer (ms)": fastest_ms}
@@ -133,10 +124,6 @@ def compare_frontier(runs: pd.DataFrame, stats: dict, published: pd.DataFrame) -
                 row["goal (ms)"] = GOALS_MS[dataset]
             row["against the goal"] = _against_goal(solver, ms, dataset)
             rows.append(row)
-        for _, p in _transcribed(published, named).iterrows():
-            where = "" if dataset else "; not this graph: shown for reference, not compared"
-            rows.append({**base, "solver": p["row"], "from": PEER_LABEL, "median (ms)": p["value"],
-                         "against the goal": f"transcribed ({p['note']}{where})"})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -169,8 +156,7 @@ def summary_frontier(table: pd.DataFrame) -> str:
     parts = []
     for _, r in timed.iterrows():
         graph_rows = table[table["graph"] == r["graph"]]
-        measured = graph_rows[pd.to_numeric(graph_rows["median (ms)"], errors="coerce").notna()
-                              & (graph_rows["from"] != PEER_LABEL)]
+        measured = graph_rows[pd.to_numeric(graph_rows["median (ms)"], errors="coerce").notna()]
         docs = measured[~measured["from"].isin(["graphrepro (ours)", "CPU baseline", PEER_FROM])]
         text = f"{r['graph']}: frontier {float(r['median (ms)']):.3g} ms"
         ratio = _num(r.get("/ fastest peer"))
