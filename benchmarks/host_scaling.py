@@ -90,7 +90,8 @@ def cmd_run(args) -> int:
     cores = args.cores or len(os.sched_getaffinity(0))
     py = sys.executable
     prep = "results-scaling-prep"
-    (out / "prep.yaml").write_text(f"results: {prep}\n")
+    sample = f"measure: {{sources: {args.sources}}}\n" if args.sources else ""
+    (out / "prep.yaml").write_text(f"results: {prep}\n{sample}")
     cmd = [py, "-m", "snakemake", f"{prep}/sources/{args.graph}.json",  # (before --configfile)
            *_smk(base, out / "prep.yaml", max(args.gpus), cores)]
     t = time.time()
@@ -125,7 +126,8 @@ def _one_pass(args, out: Path, base: Path, prep: str, n: int, cores: int, deadli
     shards = f", shards: {n}" if n > 1 else ""
     scale = _config(base)["graphs"][args.graph]
     spec = ", ".join(f"{k}: {json.dumps(v)}" for k, v in scale.items() if k != "shards")
-    extra.write_text(f"results: {res}\nhost_worker: {str(state['worker']).lower()}\n"
+    sample = f"measure: {{sources: {args.sources}}}\n" if args.sources else ""
+    extra.write_text(f"results: {res}\nhost_worker: {str(state['worker']).lower()}\n{sample}"
                      f"graphs:\n  {args.graph}: {{{spec}{shards}}}\n")
     first = "results-scaling-g1"
     estimate = args.estimate_from or (first if n != 1 and Path(first, "runs").is_dir() else None)
@@ -293,6 +295,8 @@ def main(argv=None) -> int:
     r.add_argument("--cores", type=int, default=None)
     r.add_argument("--base", default=str(BASE))
     r.add_argument("--graph", default="western")
+    r.add_argument("--sources", type=int, default=None,
+                   help="sources per pass instead of the base config's (fewer fit one call)")
     r.add_argument("--out", default="scaling-out")
     r.add_argument("--estimate-from", help="a results folder (e.g. an earlier call's pass) whose "
                    "recorded wall times every pass's deadline gate reads (default: the one-GPU "
