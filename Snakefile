@@ -66,25 +66,20 @@ onerror:
     print(stopped_line(_RUN.get("progress")))
 
 
-# A dry run says what the run needs: its plan (a GPU, which real files, about how long:
-# python -m graphrepro plan) and, for a config that times GPUs, which targets need one. The
-# executor, and with it workflow.dryrun, is set only after this file is read: the flag is.
+# A dry run says in one line what the run needs: a GPU (for which targets), which real files,
+# about how long (its plan: python -m graphrepro plan). The executor, and with it
+# workflow.dryrun, is set only after this file is read: the flag is.
 from graphrepro.report.progress import is_dry_run
 
 if is_dry_run(sys.argv[1:]):
     from pathlib import Path
 
-    from graphrepro.gpu import cuda_available
     from graphrepro.placement import candidate_devices
     from graphrepro.plan import needs_line, plan
     from graphrepro.report.ledger import gpu_target_names
-    from graphrepro.report.progress import dry_run_needs
 
     _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE))
-    print(needs_line(config, _plan, len(candidate_devices())), file=sys.stderr)
-    _needs = dry_run_needs(config, gpu_target_names(), cuda_available())
-    if _needs:
-        print(_needs, file=sys.stderr)
+    print(needs_line(config, _plan, len(candidate_devices()), gpu_target_names()), file=sys.stderr)
 
 
 # The last lines a run prints: where the report is, its claims by verdict, how long it took.

@@ -316,12 +316,16 @@ def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
     lines = [ln for ln in (result.stdout + result.stderr).splitlines()
              if ln.startswith("graphrepro: this run")]
     assert len(lines) == 1, lines
-    assert "needs a GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
+    assert "needs a CUDA GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
 
 
 @pytest.mark.slow
 def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_workers(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1,2,3"}
+    # under a time-boxed call the longest runs start first by the call's own estimates
+    estimates = tmp_path / "estimates.json"
+    estimates.write_text(json.dumps({"results/runs/road_40x40/lbr.csv": 777.4}))
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1,2,3",
+           "GRAPHREPRO_ESTIMATES": str(estimates)}
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
          "-n", "-p", "--workflow-profile", str(REPO / "workflow" / "profiles" / "gpu-host"),
@@ -336,7 +340,13 @@ def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_w
             continue
         res = dict(kv.split("=", 1) for kv in re.search(r"resources: (.*)", block)[1].split(", "))
         shell = re.search(r"Shell command: (.*)", block)[1]
-        assert res["timing"] == "1" and int(re.search(r"priority: (\d+)", block)[1]) > 0
+        assert res["timing"] == "1"
+        priority = re.search(r"priority: (\d+)", block)
+        if "graph=road_40x40, solver=lbr\n" in block or re.search(r"runs/road_40x40/lbr\.csv", block):
+            seen.add("estimated")
+            assert priority and priority[1] == "777", block
+        else:
+            assert priority is None, block  # not in the estimates: the default, 0
         if res["gpu"] == "1":
             seen.add("gpu")
             assert res["cpu_timed"] == "0" and shell.startswith("env GRAPHREPRO_WORKER=1 ")
@@ -345,4 +355,4 @@ def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_w
             assert res["cpu_timed"] == "1", block
             assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=\d+ GRAPHREPRO_GPUS= "
                             r"CUDA_VISIBLE_DEVICES= ", shell), shell
-    assert seen == {"gpu", "cpu"}
+    assert seen == {"gpu", "cpu", "estimated"}

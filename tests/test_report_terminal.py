@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from graphrepro.report.progress import (Progress, dry_run_needs, is_dry_run, resume_line,
+from graphrepro.plan import needs_line
+from graphrepro.report.progress import (Progress, is_dry_run, resume_line,
                                         step_name, stopped_line)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,21 +107,24 @@ rule run_solver:
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
 
 
-def test_a_dry_run_of_a_gpu_config_says_what_it_needs():
+def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
     assert is_dry_run(["--cores", "1", "-n"]) and is_dry_run(["-np"]) and is_dry_run(["--dry-run"])
     assert not is_dry_run(["--cores", "all", "--notemp"]) and not is_dry_run(["-j", "4"])
     config = {"targets": {"a": {}, "b": {}, "c": {}}, "datasets": "paper",
-              "offline_mirrors": ["../shared/realdata"]}
-    line = dry_run_needs(config, {"a", "b"}, cuda_here=False)
-    assert line.startswith("graphrepro: this config needs a CUDA GPU for 2 of 3 targets (none here")
-    assert "offline mirror" in line and "../shared/realdata" in line and "\n" not in line
-    assert dry_run_needs({"targets": {"c": {}}}, {"a"}, cuda_here=False) is None
+              "offline_mirrors": ["../shared/realdata"], "graphs": {"ny": {"dataset": "ny"}}}
+    p = {"gpus": 1, "cores": 4, "jobs": 3, "gpu_s": 60.0, "cpu_s": 0.0, "reference_cpu_s": 6.0,
+         "wall_s": 120.0}
+    line = needs_line(config, p, 0, {"a", "b"})
+    assert line.startswith("graphrepro: this run needs a CUDA GPU for 2 of 3 targets (none here")
+    assert "offline mirror (../shared/realdata)" in line and "USA-road-d.NY.gr.gz" in line
+    assert "about 2 min on 1 GPU(s)" in line and "\n" not in line
+    line = needs_line({"targets": {"c": {}}}, {**p, "gpu_s": 0.0}, 0, {"a"})
+    assert "needs no GPU" in line and "stand-ins" in line
     out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
                           "config/h100.yaml"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
-    [needs] = [x for x in (out.stdout + out.stderr).splitlines()
-               if x.startswith("graphrepro: this config needs")]
-    assert "CUDA GPU" in needs and "stand-ins" in needs
+    [needs] = [x for x in (out.stdout + out.stderr).splitlines() if x.startswith("graphrepro: this")]
+    assert "CUDA GPU for" in needs and "stand-ins" in needs and "timed jobs" in needs
 
 
 def test_rerun_says_a_gpu_target_cannot_be_measured_here_and_never_remakes_graphs():

@@ -224,12 +224,19 @@ def format_plan(p: dict) -> str:
     return "\n".join(lines)
 
 
-def needs_line(config: dict, p: dict, gpus_here: int) -> str:
-    """What `snakemake -n` says in one line about a run before it starts: a GPU, which mirror
-    files (registry datasets read as real files), about how long."""
+def needs_line(config: dict, p: dict, gpus_here: int, gpu_targets: set[str] = frozenset()) -> str:
+    """The one line `snakemake -n` prints about a run before it starts: whether it needs a GPU
+    (and for how many of its targets: `gpu_targets` names those that time a GPU), which real
+    files it reads (registry datasets, from the offline mirrors or a download), about how long."""
     from .datasets import load_registry
 
-    gpu_jobs = sum(1 for r in p["targets"].values() if r["gpu_s"]) and p["gpu_s"] > 0
+    names = list(config.get("targets") or {})
+    on_gpu = [t for t in names if t in gpu_targets]
+    gpu_jobs = p["gpu_s"] > 0 or bool(on_gpu)
+    share = f" for {len(on_gpu)} of {len(names)} targets" if on_gpu else ""
+    need = (f"needs a CUDA GPU{share} (none here: its GPU runs would record 'not run')"
+            if gpu_jobs and not gpus_here
+            else f"uses {p['gpus']} GPU(s){share}" if gpu_jobs else "needs no GPU")
     files = []
     if config.get("datasets") == "paper":
         registry = load_registry(config.get("registry"))
@@ -237,11 +244,10 @@ def needs_line(config: dict, p: dict, gpus_here: int) -> str:
             ds = registry.get((g or {}).get("dataset", ""))
             if ds is not None and ds.filename and ds.filename not in files:
                 files.append(ds.filename)
-    need = ("needs a GPU (none here: its runs are written 'not run')" if gpu_jobs and not gpus_here
-            else f"uses {p['gpus']} GPU(s)" if gpu_jobs else "needs no GPU")
-    mirror = (f"real files from the mirrors or downloads: {', '.join(files)}" if files
-              else "no real files (stand-ins built here)")
-    return f"graphrepro: this run {need}; {mirror}; " + one_line(p)
+    mirrors = ", ".join(map(str, config.get("offline_mirrors") or [])) or "none set"
+    data = (f"real files from an offline mirror ({mirrors}) or a download: {', '.join(files)}"
+            if files else "no downloads (paper-size stand-ins, built in place)")
+    return f"graphrepro: this run {need}; {data}; " + one_line(p)
 
 
 def one_line(p: dict) -> str:

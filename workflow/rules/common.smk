@@ -240,22 +240,43 @@ _RUN_PRIORITY: dict = {}
 
 
 def run_priority(w):
-    """On a GPU host, the longest runs start first (their expected seconds a job, as
-    `graphrepro plan` estimates them), so that the last job to end is a short one: started last,
-    a long shard keeps one GPU busy while the others wait (seen on 4 GPUs: issue 31). Elsewhere
-    every run has the same priority."""
+    """On a GPU host, the longest runs start first (their expected seconds a job), so that the
+    last job to end is a short one: started last, a long shard keeps one GPU busy while the
+    others wait (seen on 4 GPUs: issue 31). The seconds are the time-boxed call's own estimates
+    where it runs under one (GRAPHREPRO_ESTIMATES: the deadline gate's, e.g. from an earlier
+    call's recorded wall times), else `graphrepro plan`'s from this run and the committed runs.
+    Elsewhere every run has the same priority."""
     if not HOST:
         return 0
     if not _RUN_PRIORITY:
-        from pathlib import Path
-
-        from graphrepro.plan import plan_runs
-
-        count = int(config["measure"]["sources"])
-        for r in plan_runs(config, Path(REFERENCE), Path(RES)):
-            _RUN_PRIORITY[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds(count))))
+        _RUN_PRIORITY.update(_expected_seconds())
         _RUN_PRIORITY[None] = 0  # planned, even where the config has no runs
     return _RUN_PRIORITY.get((w.graph, w.solver), 0)
+
+
+def _expected_seconds():
+    """{(graph, run file id): seconds of its longest job}."""
+    from pathlib import Path
+
+    out = {}
+    given = os.environ.get("GRAPHREPRO_ESTIMATES")
+    if given and os.path.isfile(given):
+        import json
+
+        for path, secs in json.loads(Path(given).read_text()).items():
+            path = Path(path)
+            name = path.name.removesuffix(".csv")
+            if path.parent.parent.name == "shards":
+                name = name.rsplit(".", 1)[0]  # NAME.SHARD.csv
+            key = (path.parent.name, name)
+            out[key] = max(out.get(key, 0), max(1, round(secs)))
+        return out
+    from graphrepro.plan import plan_runs
+
+    count = int(config["measure"]["sources"])
+    for r in plan_runs(config, Path(REFERENCE), Path(RES)):
+        out[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds(count))))
+    return out
 
 
 def prep_threads():

@@ -102,23 +102,6 @@ def stopped_line(progress: Progress | None) -> str:
             "is kept: the same command resumes from there.")
 
 
-def dry_run_needs(config: dict, gpu_targets: set[str], cuda_here: bool) -> str | None:
-    """The one line a dry run of a config that times GPUs ends with: how many of its targets
-    need a CUDA device, whether there is one here, and the data it reads. None for a config
-    with no GPU target."""
-    targets = [t for t in (config.get("targets") or {}) if t in gpu_targets]
-    if not targets:
-        return None
-    datasets = config.get("datasets", "standin")
-    data = ("the documents' real graphs: an offline mirror (offline_mirrors) or the network"
-            if datasets == "paper" else "no downloads (paper-size stand-ins, built in place)")
-    mirrors = config.get("offline_mirrors") or []
-    here = "one is here" if cuda_here else "none here: their GPU runs would record 'not run'"
-    return (f"graphrepro: this config needs a CUDA GPU for {len(targets)} of "
-            f"{len(config.get('targets') or {})} targets ({here}); data: {data}"
-            + (f"; mirrors: {', '.join(map(str, mirrors))}" if mirrors else "") + ".")
-
-
 def is_dry_run(argv) -> bool:
     """Whether snakemake was asked for a dry run (-n, --dry-run, or -n among short flags): its
     Snakefile is read before snakemake says so anywhere it can see."""
