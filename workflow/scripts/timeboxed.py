@@ -159,10 +159,11 @@ def main(argv=None) -> int:
     ran_s = time.time() - started
     manifest = ({"packed": 0, "left_out": []} if args.no_pack
                 else pack(Path(args.archive), results, args.max_file_mb))
-    left = [p for p in estimates if not Path(p).is_file()]
+    asked = {os.path.normpath(a) for a in smk if not a.startswith("-")} & set(estimates)
+    left = [p for p in (asked or estimates) if not Path(p).is_file()]
     print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "
           f"files into {args.archive} ({len(manifest['left_out'])} left out as too large); "
-          f"{len(left)} of the config's {len(estimates)} timed runs not made yet"
+          f"{len(left)} of the {len(asked or estimates)} timed runs asked for not made yet"
           + (" (call again with --resume)" if left else " (all done)"), flush=True)
     return 0 if rc == 0 or left else rc
 
