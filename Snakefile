@@ -78,7 +78,8 @@ if is_dry_run(sys.argv[1:]):
     from graphrepro.plan import needs_line, plan
     from graphrepro.report.ledger import gpu_target_names
 
-    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE))
+    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE),
+                 timed_cores=len(HOST_TIMED_CPUS) if HOST else None, cpu_slots=HOST_CPU_SLOTS)
     print(needs_line(config, _plan, len(candidate_devices()), gpu_target_names()), file=sys.stderr)
 
 

@@ -115,6 +115,19 @@ def test_unknown_extension_without_format_flag(tmp_path):
     assert_one_line_error(result, str(graph), "--format")
 
 
+def test_generate_to_an_npz_name_writes_the_cache_that_run_reads(tmp_path):
+    for name in ("g.gr", "g.npz"):
+        result = graphrepro("generate", "road_grid", "--rows", 4, "--cols", 5, "--seed", 2,
+                            "--output", tmp_path / name)
+        assert result.returncode == 0, result.stderr
+    from graphrepro.graph.csr import CSRGraph
+    from graphrepro.graph.load import load_graph
+
+    cached, text = CSRGraph.load(tmp_path / "g.npz"), load_graph(tmp_path / "g.gr")
+    assert cached.indptr.tolist() == text.indptr.tolist()
+    assert cached.weights.tolist() == text.weights.tolist()
+
+
 @needs_cuda
 def test_harish_in_the_simulator_writes_the_same_file_as_dijkstra(tmp_path):
     # 30 vertices with streets missing: from vertex 7, 8 of them are unreachable ("inf" lines).

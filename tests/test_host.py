@@ -59,6 +59,41 @@ def test_a_process_pins_itself_to_its_share(monkeypatch):
         placement._held.pop("pinned", None)
 
 
+def test_one_core_timings_side_by_side_each_lock_a_core_of_their_own(tmp_path, monkeypatch):
+    assert placement.slot_cores(range(48, 64), 4) == [48, 52, 56, 60]  # spread over the share
+    assert placement.slot_cores([5, 6], 8) == [5, 6]  # at most one slot a core
+    allowed = sorted(os.sched_getaffinity(0))
+    monkeypatch.setenv("GRAPHREPRO_GPU_LOCKS", str(tmp_path))
+    env = {"GRAPHREPRO_PIN": "slot", "GRAPHREPRO_SLOT_CPUS": placement.cpu_list_text(allowed)}
+    # another process holds the first slot's lock: this one takes the next core
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"),
+        str(tmp_path / f"cpu-{allowed[0]}.lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        if len(allowed) > 1:
+            assert placement.pin_cpus(env) == [allowed[1]]
+            assert os.sched_getaffinity(0) == {allowed[1]}
+            assert placement.placement_record(env)["cpu_slots"] == len(allowed)
+        else:
+            with pytest.raises(RuntimeError, match="no free cpu among"):
+                placement.pin_cpus(env, wait_s=0.3, poll_s=0.1)
+    finally:
+        holder.kill()
+        os.sched_setaffinity(0, allowed)
+        placement._held.pop("pinned", None)
+        os.close(placement._held.pop("slot_fd", os.open(os.devnull, os.O_RDONLY)))
+    assert placement.placement_record({})["cpu_slots"] is None
+
+
+def test_only_the_parallel_cpu_baselines_take_every_timed_core():
+    from graphrepro.solvers import all_solvers
+
+    parallel = {s.name for s in all_solvers() if s.device == "cpu" and s.parallel}
+    assert parallel == {"delta_stepping_par"}
+
+
 # ---- references in parallel ------------------------------------------------------------------
 
 def test_references_on_many_threads_are_the_serial_ones():
@@ -132,6 +167,16 @@ def test_the_schedule_spreads_gpu_jobs_over_the_gpus_and_cpu_jobs_on_their_cores
     assert one["gpu_end_s"] - 2.0 == pytest.approx(40.0)
     assert four["gpu_end_s"] - 2.0 == pytest.approx(10.0)
     assert four["cpu_end_s"] == pytest.approx(7.0) and four["wall_s"] == pytest.approx(12.0)
+
+
+def test_one_core_cpu_timings_share_the_slots_and_a_parallel_one_waits_for_all():
+    runs = [PlannedRun("t", "g", f"c{i}", "cpu", 0.0, 1.0, "recorded", one_core=True)
+            for i in range(4)]
+    assert schedule(runs, 10, 1, 4, {}, cpu_slots=1)["cpu_end_s"] == pytest.approx(40.0)
+    assert schedule(runs, 10, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(10.0)
+    runs.append(PlannedRun("t", "g", "par", "cpu", 0.0, 0.5, "recorded"))  # not one core
+    assert schedule(runs, 10, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(15.0)
+    assert schedule(runs, 10, 1, 4, {}, cpu_slots=2)["cpu_end_s"] == pytest.approx(25.0)
 
 
 def test_plan_command_prints_the_wall_time(tmp_path, capsys):
@@ -317,6 +362,46 @@ def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
              if ln.startswith("graphrepro: this run")]
     assert len(lines) == 1, lines
     assert "needs a CUDA GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
+
+
+def _host_dry_run(tmp_path, *config, cores=None):
+    """A dry run of the gpu-host profile; ``cores``: the host's cores as the workflow sees them
+    (a dry run pins nothing, so a 2-core machine can plan a 16-core host)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1"}
+    if cores:
+        fake = tmp_path / "fake-cores"
+        fake.mkdir()
+        (fake / "sitecustomize.py").write_text(
+            f"import os\nos.sched_getaffinity = lambda pid: set(range({cores}))\n")
+        env["PYTHONPATH"] = f"{fake}{os.pathsep}{env['PYTHONPATH']}"
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "-p", "--workflow-profile", str(REPO / "workflow" / "profiles" / "gpu-host"),
+         "--cores", "16", "--quiet", "progress", "--config", "host_gpus=auto", *config],
+        capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.slow
+def test_more_cpu_slots_than_timed_cores_are_refused(tmp_path):
+    refused = _host_dry_run(tmp_path, "host_cpu_slots=5", cores=16)
+    assert refused.returncode != 0
+    assert ("host_cpu_slots=5: only 4 cores are kept for CPU timings"
+            in refused.stdout + refused.stderr)
+
+
+@pytest.mark.slow
+def test_cpu_slots_time_one_core_baselines_side_by_side_on_a_core_each(tmp_path):
+    result = _host_dry_run(tmp_path, "host_cpu_slots=4", cores=16)  # 4 cores kept for timings
+    text = result.stdout + result.stderr
+    assert result.returncode == 0, text[-3000:]
+    blocks = [b for b in re.split(r"\n(?=\s*\[\w{3} \w{3} )", text) if "rule run_solver:" in b]
+    cpu = [b for b in blocks if "cpu_timed=1" in b]
+    assert cpu, text[-3000:]
+    for block in cpu:
+        shell = re.search(r"Shell command: (.*)", block)[1]
+        assert shell.startswith("env GRAPHREPRO_PIN=slot NUMBA_NUM_THREADS=1 GRAPHREPRO_GPUS= "
+                                "CUDA_VISIBLE_DEVICES= "), shell
+        assert "threads: 1\n" in block or "threads:" not in block, block
 
 
 @pytest.mark.slow

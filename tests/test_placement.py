@@ -161,7 +161,10 @@ targets:
         tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
     assert sorted(tables["whole"]) == sorted(tables["sharded"]) == ["dijkstra", "harish"]
     for run, whole in tables["whole"].items():
-        timing = [c for c in whole.columns if c.endswith("_ms") or "time" in c or c == "device_name"]
+        # timings, and improving atomics: which of two racing atomicMins lands first is up to
+        # the scheduler (real threads here in the simulator, warps on a GPU)
+        timing = [c for c in whole.columns if c.endswith("_ms") or "time" in c
+                  or c in ("device_name", "improving_atomics")]
         pd.testing.assert_frame_equal(whole.drop(columns=timing),
                                       tables["sharded"][run].drop(columns=timing), obj=run)
     shard_dir = tmp_path / "sharded" / "results" / "shards" / "road_6x6"

@@ -57,12 +57,24 @@ def bind_gpu(env=None, wait_s: float | None = None, poll_s: float = 0.5) -> str 
         return None
     if wait_s is None:
         wait_s = float(env.get("GRAPHREPRO_GPU_WAIT", 600))
+    device, fd = _lock_one("gpu", devices, wait_s, poll_s,
+                           "more GPU jobs than devices; run with --resources gpu=N where N is at "
+                           "most the number of GPUs")
+    _held.update(fd=fd, device=device, choices=list(devices))
+    env["CUDA_VISIBLE_DEVICES"] = device
+    return device
+
+
+def _lock_one(kind: str, names: list, wait_s: float, poll_s: float, why: str):
+    """(name, open file) of the first of ``names`` whose lock file (KIND-NAME.lock in lock_dir)
+    no other process holds; the lock lasts as long as the file stays open (the process's life).
+    Waits up to ``wait_s`` for one to come free."""
     root = lock_dir()
     root.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     while True:
-        for device in devices:
-            fd = os.open(root / f"gpu-{device}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        for name in names:
+            fd = os.open(root / f"{kind}-{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -70,13 +82,10 @@ def bind_gpu(env=None, wait_s: float | None = None, poll_s: float = 0.5) -> str 
                 continue
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
-            _held.update(fd=fd, device=device, choices=list(devices))
-            env["CUDA_VISIBLE_DEVICES"] = device
-            return device
+            return name, fd
         if time.monotonic() > deadline:
-            raise RuntimeError(f"no free GPU among {devices} after {wait_s:.0f} s (locks in "
-                               f"{root}): more GPU jobs than devices; run with --resources gpu=N "
-                               "where N is at most the number of GPUs")
+            raise RuntimeError(f"no free {kind} among {', '.join(map(str, names))} after "
+                               f"{wait_s:.0f} s (locks in {root}): {why}")
         time.sleep(poll_s)
 
 
@@ -98,7 +107,10 @@ def placement_record(env=None) -> dict:
             "slurm_job_gpus": env.get("SLURM_JOB_GPUS") or env.get("SLURM_STEP_GPUS"),
             "cpu_affinity": cpu_list_text(sorted(os.sched_getaffinity(0))),
             "pinned": _held.get("pinned"),
-            "numba_num_threads": env.get("NUMBA_NUM_THREADS")}
+            "numba_num_threads": env.get("NUMBA_NUM_THREADS"),
+            # one-core CPU timings that may run side by side on the slot cores (gpu-host profile)
+            "cpu_slots": len(parse_cpu_list(env["GRAPHREPRO_SLOT_CPUS"]))
+            if env.get("GRAPHREPRO_PIN") == "slot" and env.get("GRAPHREPRO_SLOT_CPUS") else None}
 
 
 # ---- cores: CPU-timed jobs on cores of their own (the gpu-host profile) -----------------------
@@ -143,20 +155,41 @@ def split_cores(cpus, timed: int) -> tuple[list[int], list[int]]:
     return cpus[-timed:], cpus[:-timed]
 
 
-def export_host_split(env, gpus: int, timed, untimed) -> None:
+def slot_cores(timed, slots: int) -> list[int]:
+    """The cores of ``slots`` one-core CPU timings side by side: spread over the timed share
+    (every len/slots-th core), so that neighbours share as little (an SMT sibling, a core
+    complex's cache) as the share allows."""
+    timed = sorted(timed)
+    slots = max(1, min(int(slots), len(timed)))
+    return [timed[i * len(timed) // slots] for i in range(slots)]
+
+
+def export_host_split(env, gpus: int, timed, untimed, cpu_slots: int = 1) -> None:
     """What every job of a GPU host's run inherits (the workflow's own environment): the two
-    shares of the cores, and the first ``gpus`` devices to bind (unless GRAPHREPRO_GPUS says)."""
+    shares of the cores, the cores of the one-core CPU timings that may run side by side
+    (``cpu_slots`` of them), and the first ``gpus`` devices to bind (unless GRAPHREPRO_GPUS
+    says)."""
     env["GRAPHREPRO_TIMED_CPUS"] = cpu_list_text(timed)
     env["GRAPHREPRO_UNTIMED_CPUS"] = cpu_list_text(untimed)
+    env["GRAPHREPRO_SLOT_CPUS"] = cpu_list_text(slot_cores(timed, cpu_slots))
     if gpus and not env.get("GRAPHREPRO_GPUS"):
         env["GRAPHREPRO_GPUS"] = ",".join(candidate_devices(env)[:gpus])
 
 
-def pin_cpus(env=None) -> list[int] | None:
+def pin_cpus(env=None, wait_s: float = 600.0, poll_s: float = 0.2) -> list[int] | None:
     """Pin this process (and the threads it starts) to its share of the cores, where the workflow
-    split them: the timed share under GRAPHREPRO_PIN=timed, else the untimed one. Call first
-    thing, before numba starts its threads. None where no split is set."""
+    split them: the timed share under GRAPHREPRO_PIN=timed; one core of the slot cores, locked
+    for the life of the process, under GRAPHREPRO_PIN=slot (a one-core timing beside others);
+    else the untimed share. Call first thing, before numba starts its threads. None where no
+    split is set."""
     env = os.environ if env is None else env
+    if env.get("GRAPHREPRO_PIN") == "slot" and env.get("GRAPHREPRO_SLOT_CPUS"):
+        cpu, _held["slot_fd"] = _lock_one("cpu", parse_cpu_list(env["GRAPHREPRO_SLOT_CPUS"]),
+                                          wait_s, poll_s, "more one-core timings at once than "
+                                          "host_cpu_slots")
+        os.sched_setaffinity(0, [cpu])
+        _held["pinned"] = f"slot {cpu} of {env['GRAPHREPRO_SLOT_CPUS']}"
+        return [cpu]
     which = "timed" if env.get("GRAPHREPRO_PIN") == "timed" else "untimed"
     spec = env.get(f"GRAPHREPRO_{which.upper()}_CPUS")
     if not spec:

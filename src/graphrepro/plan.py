@@ -34,6 +34,7 @@ class PlannedRun:
     per_source_s: float  # per source, all passes
     basis: str           # recorded, estimated or unknown
     shards: int = 1
+    one_core: bool = False  # a CPU timing on one core: host_cpu_slots may run several at once
 
     def job_seconds(self, sources: int) -> list[float]:
         """The seconds of each of the run's jobs (one per shard)."""
@@ -109,7 +110,8 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None,
             if key in seen:
                 continue
             seen.add(key)
-            device = "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"
+            spec = resolve(run_id)[0]
+            device = "gpu" if spec.device == "gpu" else "cpu"
             rel = Path("runs") / graph / f"{run_file_id(run_id)}.csv"
             old = Path("runs") / graph / f"{run_id}.csv"  # committed tables kept the commas
             rates, basis = _recorded(results / rel), "recorded"
@@ -121,7 +123,8 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None,
             if rates is None:
                 rates, basis = (UNKNOWN_S, 0.0), "unknown"
             shards = int((graphs.get(graph) or {}).get("shards", 1))
-            out.append(PlannedRun(name, graph, run_id, device, rates[0], rates[1], basis, shards))
+            out.append(PlannedRun(name, graph, run_id, device, rates[0], rates[1], basis, shards,
+                                  spec.device == "cpu" and not spec.parallel))
     return out
 
 
@@ -149,10 +152,11 @@ def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
 
 
 def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
-             reference_s: dict) -> dict:
+             reference_s: dict, cpu_slots: int = 1) -> dict:
     """Expected wall time: graphs' references one after another on the preparation threads,
     then each graph's GPU jobs on the free GPU (longest first among those whose graph is
-    ready) and its CPU-timed jobs one at a time on their own cores."""
+    ready) and its CPU-timed jobs on their own cores: one-core ones on the first of
+    ``cpu_slots`` free slots, parallel ones alone once every slot is free."""
     ready, t = {}, 0.0
     for graph in dict.fromkeys(r.graph for r in runs):  # in the order the runs name them
         t += reference_s.get(graph, 0.0) / max(1, prep_threads)
@@ -168,17 +172,22 @@ def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
         job = min(avail, key=lambda j: j[1])  # the longest of the ready ones
         pending.remove(job)
         free[i] = max(now, job[0]) + job[2]
-    cpu_end = 0.0
-    for start, s in sorted((ready[r.graph], s) for r in runs if r.device == "cpu"
-                           for s in r.job_seconds(sources)):
-        cpu_end = max(cpu_end, start) + s
+    slots = [0.0] * max(1, cpu_slots)
+    for start, s, one_core in sorted((ready[r.graph], s, r.one_core) for r in runs
+                                     if r.device == "cpu" for s in r.job_seconds(sources)):
+        if one_core:
+            i = min(range(len(slots)), key=slots.__getitem__)
+            slots[i] = max(slots[i], start) + s
+        else:
+            slots = [max(max(slots), start) + s] * len(slots)
+    cpu_end = max(slots)
     prep_end = max(ready.values(), default=0.0)
     return {"prep_s": prep_end, "gpu_end_s": max(free) if gpu_jobs else 0.0,
             "cpu_end_s": cpu_end, "wall_s": max(prep_end, max(free) if gpu_jobs else 0.0, cpu_end)}
 
 
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
-         timed_cores: int | None = None, targets=None) -> dict:
+         timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time."""
     sources = int(config.get("measure", {}).get("sources", 6))
     runs = plan_runs(config, reference, results, targets)
@@ -195,8 +204,10 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
         row["basis"].add(r.basis)
     for row in per_target.values():
         row["basis"] = ",".join(sorted(row["basis"]))
-    sched = schedule(runs, sources, gpus, prep_threads, refs)
-    return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "prep_threads": prep_threads,
+    cpu_slots = max(1, min(int(cpu_slots), timed_cores))
+    sched = schedule(runs, sources, gpus, prep_threads, refs, cpu_slots)
+    return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "cpu_slots": cpu_slots,
+            "prep_threads": prep_threads,
             "sources": sources, "targets": per_target,
             "jobs": sum(r["jobs"] for r in per_target.values()),
             "gpu_s": sum(r["gpu_s"] for r in per_target.values()),
@@ -214,8 +225,9 @@ def format_plan(p: dict) -> str:
     lines.append(f"{'total':32s} {p['jobs']:5d} {p['gpu_s']:9.1f} {p['cpu_s']:9.1f}")
     lines.append(f"references: {p['reference_cpu_s']:.0f} CPU-s on {p['prep_threads']} threads "
                  f"({p['prep_s']:.0f} s)")
+    side = (f", {p['cpu_slots']} one-core timings at once" if p.get("cpu_slots", 1) > 1 else "")
     lines.append(f"expected wall time on {p['gpus']} GPU(s), {p['cores']} cores "
-                 f"({p['timed_cores']} for CPU timings): {p['wall_s']:.0f} s "
+                 f"({p['timed_cores']} for CPU timings{side}): {p['wall_s']:.0f} s "
                  f"({p['wall_s'] / 60:.1f} min; GPUs busy until {p['gpu_end_s']:.0f} s, CPU "
                  f"timings until {p['cpu_end_s']:.0f} s)")
     if p["estimated"]:

@@ -205,6 +205,7 @@ def graph_mem_mb(name, factor=1.0):
 # The split reaches every job through the environment (graphrepro.placement.pin_cpus).
 HOST = config.get("host_gpus") is not None and not SUBMITTED
 HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
+HOST_CPU_SLOTS = 1  # one-core CPU timings side by side (host_cpu_slots)
 if HOST:
     from graphrepro.placement import candidate_devices, export_host_split, split_cores
 
@@ -216,23 +217,31 @@ if HOST:
     _timed = config.get("host_timed_cores", "auto")
     _timed = max(1, min(16, len(_cpus) // 4)) if _timed == "auto" else int(_timed)
     HOST_TIMED_CPUS, HOST_UNTIMED_CPUS = split_cores(_cpus, _timed)
-    for _name, _value in (("gpu", HOST_GPUS), ("timing", HOST_GPUS + 1), ("cpu_timed", 1)):
+    HOST_CPU_SLOTS = int(config.get("host_cpu_slots", 1))
+    if HOST_CPU_SLOTS > len(HOST_TIMED_CPUS):
+        raise ValueError(f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
+                         "kept for CPU timings (host_timed_cores): at most one slot a core")
+    for _name, _value in (("gpu", HOST_GPUS), ("timing", HOST_GPUS + 1),
+                          ("cpu_timed", HOST_CPU_SLOTS)):
         workflow.register_resource(_name, _value)
     TIMING_TOKENS = HOST_GPUS + 1
-    export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS)
+    export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS, HOST_CPU_SLOTS)
 
 
 def pin_words(device):
     """Words before a timed job's python: a CPU-timed job on the host's timed cores, with as many
-    numba threads as there are of them (recorded in its provenance); a GPU-timed run handed to
-    its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
+    numba threads as there are of them (recorded in its provenance), or, with host_cpu_slots > 1,
+    a one-core timing ("cpu1") on a slot core of its own with one thread; a GPU-timed run handed
+    to its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
     nothing elsewhere."""
     if HOST and device == "gpu":  # handed to the GPU's worker process (cli/worker.py)
         return ["env", "GRAPHREPRO_WORKER=1"] if config.get("host_worker", True) else []
     if not HOST or "cpu" not in device:
         return []
     # a CPU-only job sees no GPU: it must not open a context on (or lock) a GPU being timed
-    hide = ["GRAPHREPRO_GPUS=", "CUDA_VISIBLE_DEVICES="] if device == "cpu" else []
+    hide = ["GRAPHREPRO_GPUS=", "CUDA_VISIBLE_DEVICES="] if "gpu" not in device else []
+    if device == "cpu1" and HOST_CPU_SLOTS > 1:
+        return ["env", "GRAPHREPRO_PIN=slot", "NUMBA_NUM_THREADS=1", *hide]
     return ["env", "GRAPHREPRO_PIN=timed", f"NUMBA_NUM_THREADS={len(HOST_TIMED_CPUS)}", *hide]
 
 
@@ -295,7 +304,7 @@ def timed_threads(device):
     machine here (its numba-parallel baselines use every core and nothing untimed runs beside it);
     on a cluster, `cluster: cpu_threads` (its node is its own under --exclusive anyway). A
     GPU-timed job needs one host thread."""
-    if device == "gpu":
+    if device == "gpu" or (HOST and device == "cpu1" and HOST_CPU_SLOTS > 1):
         return 1
     if HOST:
         return len(HOST_TIMED_CPUS)
@@ -305,13 +314,15 @@ def timed_threads(device):
 
 
 def timed_resources(device, mem_mb=2048, runtime=60):
-    """Every resource of a timed job on `device` ("cpu", "gpu" or "cpu+gpu")."""
+    """Every resource of a timed job on `device` ("cpu", "cpu1": a one-core CPU timing, "gpu" or
+    "cpu+gpu")."""
     gpu = "gpu" in device
     alone = "cpu" in device  # timed on the CPU too: no other timed job beside it
     return {
         # on a GPU host a CPU-timed job has cores of its own (cpu_timed), so GPU jobs go on
         "timing": 1 if HOST or not alone else TIMING_TOKENS,
-        "cpu_timed": 1 if alone else 0,
+        # a one-core timing takes one of the host_cpu_slots, any other CPU timing all of them
+        "cpu_timed": (1 if device == "cpu1" else HOST_CPU_SLOTS) if alone else 0,
         "gpu": 1 if gpu else 0,
         "mem_mb": int(mem_mb),
         "runtime": max(1, int(runtime * float(CLUSTER["runtime_scale"]))),
@@ -349,6 +360,15 @@ def terrain_mem_mb(wildcards):
 
 def solver_device(run_id):
     return "gpu" if resolve(run_id)[0].device == "gpu" else "cpu"
+
+
+def timed_device(*run_ids):
+    """What a run (or an interleaved group) holds while it is timed: "cpu1" where every one is a
+    CPU solver on one core (host_cpu_slots may time several side by side), else solver_device."""
+    specs = [resolve(r)[0] for r in run_ids]
+    if all(s.device == "cpu" and not s.parallel for s in specs):
+        return "cpu1"
+    return solver_device(run_ids[0])
 
 
 # Functions of runs.smk and gerritsen2012_sssp.smk (snakemake --lint: rules and functions apart)

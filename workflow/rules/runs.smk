@@ -27,15 +27,15 @@ rule run_solver:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     params:
-        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
+        py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
-    threads: lambda w: timed_threads(solver_device(w.solver))
+    threads: lambda w: timed_threads(timed_device(w.solver))
     priority: run_priority
     resources:
         # no run's time includes another's load: see timed_resources (common.smk)
-        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
+        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     group:
         # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
         # that wait for another's calibration (LBR after Harish) go in groups of their own
@@ -69,15 +69,15 @@ rule run_solver_shard:
         graph=_one_of(SHARDED),
         shard=r"\d+",
     params:
-        py=lambda w: [*pin_words(solver_device(w.solver)), *PY],  # (pin_words: common.smk)
+        py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
-    threads: lambda w: timed_threads(solver_device(w.solver))
+    threads: lambda w: timed_threads(timed_device(w.solver))
     priority: run_priority
     resources:
-        **timed(lambda w: solver_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
+        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     log:
         f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
     conda:
@@ -137,16 +137,16 @@ for _n, (_graph, _ids) in enumerate(INTERLEAVED):
             tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids],
             provenance=[f"{RES}/runs/{_graph}/{run_file_id(r)}.provenance.json" for r in _ids],
         params:
-            py=[*pin_words(solver_device(_ids[0])), *PY],  # as run_solver's
+            py=[*pin_words(timed_device(*_ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
             first=_ids[0],
             rest=list(_ids[1:]),
             rest_tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids[1:]],
             calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
-        threads: timed_threads(solver_device(_ids[0]))
+        threads: timed_threads(timed_device(*_ids))
         resources:
-            **timed(lambda w, d=solver_device(_ids[0]): d, lambda w, g=_graph: graph_mem_mb(g),
+            **timed(lambda w, d=timed_device(*_ids): d, lambda w, g=_graph: graph_mem_mb(g),
                     runtime=15 * len(_ids)),
         log:
             f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log",

@@ -51,13 +51,17 @@ def cmd_generate(args) -> int:
     comment = (f"graphrepro generate {args.kind}: " +
                " ".join(f"{k}={v}" for k, v in sorted(vars(args).items())
                         if k not in ("func", "output", "command")))
-    write_dimacs(graph, args.output, comment=comment)
+    if str(args.output).endswith(".npz"):  # the CSR cache `run` reads, not DIMACS text in it
+        graph.save(args.output)
+    else:
+        write_dimacs(graph, args.output, comment=comment)
     print(f"{args.output}: {graph.num_vertices} vertices, {graph.num_arcs} arcs", file=sys.stderr)
     return 0
 
 
 def add_generate(sub) -> None:
-    sp = sub.add_parser("generate", help="write a deterministic synthetic graph as DIMACS .gr")
+    sp = sub.add_parser("generate", help="write a deterministic synthetic graph as DIMACS .gr "
+                                         "(or, to a name ending .npz, as the CSR cache)")
     sp.add_argument("kind", choices=["road_grid", "random", *FAMILY_KINDS],
                     help="sparse, general, almost_complete: singla's families (simple digraphs "
                          "with exactly --arcs arcs, weights 1..--max-weight)")

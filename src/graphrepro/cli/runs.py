@@ -307,13 +307,13 @@ def cmd_plan(args) -> int:
     from .. import configs
     from ..plan import format_plan, plan
 
-    if args.gpus < 1 or args.cores < 2:
-        raise InputError("--gpus must be at least 1 and --cores at least 2")
+    if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
+        raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
     config = configs.load(args.configfile)
     result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
                                                       config.get("reference", "reports/reference")),
                   Path(args.results) if args.results else None, args.timed_cores,
-                  args.targets)
+                  args.targets, args.cpu_slots)
     if args.json:
         atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
     print(format_plan(result))
@@ -328,6 +328,9 @@ def add_plan(sub) -> None:
     sp.add_argument("--cores", type=int, default=16)
     sp.add_argument("--timed-cores", type=int, default=None,
                     help="cores kept for CPU timings (default: a quarter, at most 16)")
+    sp.add_argument("--cpu-slots", type=int, default=1,
+                    help="one-core CPU timings side by side on them (the config's host_cpu_slots; "
+                         "default 1)")
     sp.add_argument("--results", help="the results folder whose recorded wall times are read "
                                       "(default: the config's)")
     sp.add_argument("--reference", help="committed runs to estimate from (default: the config's "

@@ -87,6 +87,10 @@ class SolverSpec:
     # A solver whose parameters are calibrated from another solver's runs, as safari2017 sets N
     # from Harish's iteration counts; the workflow runs that one first (rule `calibrate`).
     calibrated_by: str | None = None
+    # A CPU solver that runs on many threads (numba prange): timed alone on all the cores kept
+    # for CPU timings. The others use one core, and on a GPU host may be timed side by side
+    # (host_cpu_slots), each on a core of its own.
+    parallel: bool = False
 
     def params(self, **overrides) -> dict[str, Any]:
         unknown = set(overrides) - set(self.defaults)
@@ -164,7 +168,8 @@ def load_all() -> None:
 
 def register(name: str, *, device: str, document: str, description: str,
              defaults: dict[str, Any] | None = None, static_counters: dict[str, Any] | None = None,
-             metric: str = "distance", calibrated_by: str | None = None):
+             metric: str = "distance", calibrated_by: str | None = None,
+             parallel: bool = False):
     """Decorator for a factory ``(graph, **params) -> PreparedSolver``."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}")
@@ -178,7 +183,7 @@ def register(name: str, *, device: str, document: str, description: str,
             raise ValueError(f"solver {name} registered twice")
         _REGISTRY[name] = SolverSpec(name, device, document, description, factory,
                                      dict(defaults or {}), dict(static_counters or {}), metric,
-                                     calibrated_by)
+                                     calibrated_by, parallel)
         return factory
 
     return wrap

@@ -563,7 +563,7 @@ def parallel_delta_stepping_csr(indptr, indices, weights, source, delta, num_slo
                       "per-thread buckets, atomic-min relaxation; numba prange); delta=0: "
                       "max(1, mean weight); threads=0: all numba threads; rounds under grain arcs "
                       "run on one thread",
-          defaults={"delta": 0, "threads": 0, "grain": 16384})
+          defaults={"delta": 0, "threads": 0, "grain": 16384}, parallel=True)
 def delta_stepping_par(graph, delta=0, threads=0, grain=16384):
     delta, num_slots = _checked_delta(graph, delta)
     available = numba.config.NUMBA_NUM_THREADS
