@@ -99,16 +99,20 @@ def cmd_run(args) -> int:
     _log(out, f"prep: graph and {args.graph}'s sources in {time.time() - t:.1f} s (rc {rc})")
     if rc:
         return rc
-    shares = {1: 0.62, 2: 0.84}
+    # each pass gets a share of what is left in proportion to its work a GPU (1/N), so pass 1
+    # is not cut short because more passes follow it
     state = {"worker": not args.no_worker}
-    for n in args.gpus:
-        deadline = t0 + shares.get(n, 1.0) * args.budget_s if n != args.gpus[-1] else end
+    for i, n in enumerate(args.gpus):
+        weights = [1 / m for m in args.gpus[i:]]
+        deadline = time.time() + (end - time.time()) * weights[0] / sum(weights)
         _one_pass(args, out, base, prep, n, cores, min(deadline, end), state)
         if state["worker"] and not any(Path(f"results-scaling-g{n}", "runs").rglob("*.csv")):
             # insurance for a one-shot device call: the same pass, each job a process of its own
             _log(out, f"pass {n}: no run table; again without the GPU workers")
             state["worker"] = False
             _one_pass(args, out, base, prep, n, cores, min(deadline + 60, end), state)
+    if args.cpu_slots:
+        _cpu_slots(args, out, prep, cores)
     if end - time.time() > 40:
         probe(out, base, args.graph, cores)
     _log(out, f"total {time.time() - t0:.1f} s")
@@ -130,7 +134,8 @@ def _one_pass(args, out: Path, base: Path, prep: str, n: int, cores: int, deadli
     extra.write_text(f"results: {res}\nhost_worker: {str(state['worker']).lower()}\n{sample}"
                      f"graphs:\n  {args.graph}: {{{spec}{shards}}}\n")
     first = "results-scaling-g1"
-    estimate = args.estimate_from or (first if n != 1 and Path(first, "runs").is_dir() else None)
+    # after pass 1, its own recorded wall times; before it, the earlier call's if given
+    estimate = first if n != 1 and Path(first, "runs").is_dir() else args.estimate_from
     if n != 1 and Path(first, "runs").is_dir():
         subprocess.run([py, "-m", "graphrepro", "plan", "--configfile", str(base), str(extra),
                         "--gpus", str(n), "--cores", str(cores), "--targets", *TARGETS,
@@ -145,6 +150,17 @@ def _one_pass(args, out: Path, base: Path, prep: str, n: int, cores: int, deadli
                          *_smk(base, extra, n, cores)]).returncode
     _log(out, f"pass {n} GPU(s): {time.time() - t:.1f} s (rc {rc})")
     _stop_workers()
+
+
+def _cpu_slots(args, out: Path, prep: str, cores: int) -> None:
+    """benchmarks/cpu_slots.py on the prepared graph: one-core CPU timings side by side."""
+    t = time.time()
+    rc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cpu_slots.py"),
+                         f"{prep}/graphs/{args.graph}.npz", f"{prep}/sources/{args.graph}.json",
+                         "--slots", str(args.cpu_slots), "--solvers", *args.cpu_slot_solvers,
+                         "--shard", args.cpu_slot_shard, "--trials", "2",
+                         "--out", str(out / "cpu-slots")]).returncode
+    _log(out, f"cpu slots: {time.time() - t:.1f} s (rc {rc})")
 
 
 def probe(out: Path, base: Path, graph: str, cores: int) -> None:
@@ -301,6 +317,11 @@ def main(argv=None) -> int:
     r.add_argument("--estimate-from", help="a results folder (e.g. an earlier call's pass) whose "
                    "recorded wall times every pass's deadline gate reads (default: the one-GPU "
                    "pass's, after it)")
+    r.add_argument("--cpu-slots", type=int, default=0,
+                   help="then time one-core CPU baselines this many side by side against alone "
+                        "(benchmarks/cpu_slots.py) on the same graph")
+    r.add_argument("--cpu-slot-solvers", nargs="+", default=["dijkstra"])
+    r.add_argument("--cpu-slot-shard", default="0/20", help="the slice of the sources they use")
     r.add_argument("--no-worker", action="store_true",
                    help="each GPU job in a process of its own (host_worker: false)")
     c = sub.add_parser("check")
