@@ -58,11 +58,13 @@ onstart:
     if _resuming:
         print(_resuming)
     _RUN["progress"] = install(_to_run)
+    start_host_workers(workflow.dag.needrun_jobs())  # (common.smk)
 
 
 onerror:
     from graphrepro.report.progress import stopped_line
 
+    stop_host_workers()
     print(stopped_line(_RUN.get("progress")))
 
 
@@ -87,4 +89,5 @@ if is_dry_run(sys.argv[1:]):
 onsuccess:
     from graphrepro.report.summary import terminal_summary
 
+    stop_host_workers()
     print(terminal_summary(config["report"], _STARTED))

@@ -339,6 +339,39 @@ def test_gpu_runs_go_to_one_worker_per_gpu_that_keeps_its_graph(tmp_path):
             os.kill(int(p.read_text()), 15)
 
 
+@pytest.mark.slow
+def test_a_host_run_starts_every_gpus_worker_with_it_and_stops_them_at_the_end(tmp_path):
+    (tmp_path / "c.yaml").write_text(
+        "results: results\nreport: reports/index.html\nreference: none\nseed: 1\n"
+        "measure: {sources: 2, trials: 1, warmup: 0}\n"
+        "graphs:\n  road_6x6: {generate: {kind: road_grid, rows: 6, cols: 6, keep: 0.8, "
+        "max_weight: 100, seed: 1}}\n"
+        "targets:\n  safari2017_table2: {graphs: [road_6x6], runs: [harish]}\n")
+    locks = tmp_path / "locks"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "NUMBA_ENABLE_CUDASIM": "1",
+           "GRAPHREPRO_GPUS": "0,1", "GRAPHREPRO_GPU_LOCKS": str(locks)}
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "results/runs/road_6x6/harish.csv", "--workflow-profile",
+         str(REPO / "workflow" / "profiles" / "gpu-host"), "--cores", "2",
+         "--replace-workflow-config", "--configfile", str(tmp_path / "c.yaml"),
+         "--config", "host_gpus=2"], capture_output=True, text=True, env=env, timeout=600)
+    try:
+        assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+        # both GPUs' workers started with the run, though one job used one of them
+        logs = sorted(p.name.split("-")[1] for p in locks.glob("worker-*.log"))
+        assert logs == ["0", "1"], logs
+        deadline = time.time() + 30
+        while list(locks.glob("worker-*.pid")) and time.time() < deadline:
+            time.sleep(0.2)  # the run's end sent each a SIGTERM
+        assert not list(locks.glob("worker-*.pid"))
+        record = json.loads((tmp_path / "results/runs/road_6x6/harish.provenance.json").read_text())
+        assert record["placement"]["bound_from"] == ["0", "1"]
+    finally:
+        for p in locks.glob("worker-*.pid"):
+            os.kill(int(p.read_text()), 15)
+
+
 def test_the_client_refuses_past_the_deadline_and_leaves_help_to_the_command_line(
         tmp_path, monkeypatch, capsys):
     from graphrepro import client

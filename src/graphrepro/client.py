@@ -34,16 +34,17 @@ def enabled(env=None) -> bool:
 
 
 def socket_path(device: str) -> Path:
-    """The device's worker for this interpreter and this code: a worker started from another
-    checkout, or before the code was edited, is never handed a job (the lock directory is the
-    host's, shared by every working directory)."""
+    """The device's worker for this environment and this code: a worker started from another
+    checkout or environment, or before the code was edited, is never handed a job (the lock
+    directory is the host's, shared by every working directory). The environment is the
+    interpreter's prefix, so `python` and `python3` of one environment share their workers."""
     import hashlib
 
     from .placement import lock_dir
 
     package = Path(__file__).resolve().parent
     newest = max((p.stat().st_mtime_ns for p in package.rglob("*.py")), default=0)
-    tag = hashlib.blake2b(repr((sys.executable, str(package), newest)).encode(),
+    tag = hashlib.blake2b(repr((sys.prefix, str(package), newest)).encode(),
                           digest_size=6).hexdigest()
     root = lock_dir()
     root.mkdir(parents=True, exist_ok=True)
@@ -64,13 +65,7 @@ def _connect(device: str, sock_path: Path) -> socket.socket:
     s = attempt()
     if s is not None:
         return s
-    env = {**os.environ, "GRAPHREPRO_IN_WORKER": "1"}
-    env.pop("GRAPHREPRO_PIN", None)
-    log = open(sock_path.with_suffix(".log"), "ab")
-    subprocess.Popen([sys.executable, "-m", "graphrepro", "worker", "--device", device,
-                      "--socket", str(sock_path)], env=env, stdin=subprocess.DEVNULL,
-                     stdout=log, stderr=log, start_new_session=True, close_fds=True)
-    log.close()
+    start_worker(device, sock_path)  # (one already starting keeps its place: it holds its lock)
     deadline = time.monotonic() + _CONNECT_WAIT_S
     while time.monotonic() < deadline:
         s = attempt()
@@ -79,6 +74,31 @@ def _connect(device: str, sock_path: Path) -> socket.socket:
         time.sleep(0.05)
     raise InputError(f"the worker for GPU {device} did not start in {_CONNECT_WAIT_S:.0f} s "
                      f"(its log: {sock_path.with_suffix('.log')})")
+
+
+def start_worker(device: str, sock_path: Path | None = None, idle_s: float | None = None) -> None:
+    """Start the device's worker in the background (it exits at once where another holds the
+    worker's lock: started, or starting)."""
+    sock_path = sock_path or socket_path(device)
+    env = {**os.environ, "GRAPHREPRO_IN_WORKER": "1"}
+    env.pop("GRAPHREPRO_PIN", None)
+    idle = ["--idle-s", str(idle_s)] if idle_s else []
+    with open(sock_path.with_suffix(".log"), "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "graphrepro", "worker", "--device", device,
+                          "--socket", str(sock_path), *idle], env=env, stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=log, start_new_session=True, close_fds=True)
+
+
+def stop_workers(devices) -> None:
+    """End the workers of these devices that this environment and code started (their pid
+    files): a run's last step, so no worker keeps a GPU's context after it."""
+    import signal
+
+    for device in devices:
+        try:
+            os.kill(int(socket_path(device).with_suffix(".pid").read_text()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
 
 
 def submit(argv: list[str]) -> int:

@@ -245,6 +245,32 @@ def pin_words(device):
     return ["env", "GRAPHREPRO_PIN=timed", f"NUMBA_NUM_THREADS={len(HOST_TIMED_CPUS)}", *hide]
 
 
+HOST_WORKERS: list = []  # the devices whose GPU workers this run started
+
+
+def start_host_workers(jobs):
+    """On a GPU host, each GPU's worker starts with the run (interpreter, imports, CUDA
+    context: seconds), while graphs and references are made, not in the first run's time on
+    that GPU; a worker already there (or starting) stays the only one."""
+    if not HOST or not config.get("host_worker", True):
+        return
+    from graphrepro.client import start_worker
+    from graphrepro.placement import candidate_devices
+
+    if any(j.resources.get("gpu", 0) for j in jobs):
+        HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]
+        for device in HOST_WORKERS:
+            start_worker(device, idle_s=300)
+
+
+def stop_host_workers():
+    """A run's last step: no worker it started keeps a GPU's context after it."""
+    if HOST_WORKERS:
+        from graphrepro.client import stop_workers
+
+        stop_workers(HOST_WORKERS)
+
+
 _RUN_PRIORITY: dict = {}
 
 

@@ -16,6 +16,7 @@ for the next job). One job at a time: its clients hold the device's lock.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -44,12 +45,19 @@ class _SocketWriter:
 def cmd_worker(args) -> int:
     from .. import placement
 
+    path = Path(args.socket)
+    # one worker a socket: a second one started meanwhile (the run's start-up and a client
+    # both finding none) leaves at once, and the clients reach the first
+    guard = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return 0
     placement.narrow_to(args.device)  # this GPU only (each client holds its lock)
     os.environ["GRAPHREPRO_IN_WORKER"] = "1"
     from ..gpu import cuda_available
 
     cuda_available()  # the context now, not in the first job
-    path = Path(args.socket)
     path.unlink(missing_ok=True)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(path))
