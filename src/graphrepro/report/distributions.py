@@ -44,9 +44,9 @@ def ratios(root: Path, target: str) -> list[dict]:
         r = r[np.isfinite(r)]
         if len(r) < MIN_SOURCES:
             continue
-        from .tables import _launch_path
+        from .tables import launch_path_of
 
-        paths = {_launch_path(folder / f"{v}.csv") for v in (top, bottom)}
+        paths = {launch_path_of(folder / f"{v}.csv") for v in (top, bottom)}
         out.append({"graph": folder.name, "what": what, "values": r.to_numpy(dtype=float),
                     "superseded": paths != {"graphrepro.launch"}})
     return out

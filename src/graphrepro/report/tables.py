@@ -21,12 +21,12 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
         df = read_run_table(p, (labels or {}).get(graph))
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
-        df["launch_path"], df["run"] = _launch_path(Path(p)), _run_label(Path(p))
+        df["launch_path"], df["run"] = launch_path_of(Path(p)), _run_label(Path(p))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _launch_path(run_table: Path) -> str:
+def launch_path_of(run_table: Path) -> str:
     """The launch path a run table was timed with, from the provenance record beside it: a
     record without one predates ``graphrepro.launch``; no record at all, unknown ("")."""
     from ..claims.runs import OLD_LAUNCH_PATH
@@ -99,7 +99,7 @@ def _benchmark(path) -> pd.DataFrame:
 
     check_csv(path)
     # the launch-path rule reads a benchmark's path as it reads a run table's
-    return pd.read_csv(path).assign(launch_path=_launch_path(Path(path)),
+    return pd.read_csv(path).assign(launch_path=launch_path_of(Path(path)),
                                     run=_run_label(Path(path)))
 
 
