@@ -40,8 +40,9 @@ from graphrepro.harness import RunSpec, draw_sources, measure
 
 ADDS_MS = {"ny": 8.44, "calnev": 13.72, "western": 28.89, "uniform": 2.49}  # issue 34, H100
 GOAL_RATIO = {"ny": 0.5, "calnev": 0.5, "western": 0.5, "uniform": 1.0}
-# issue 21's design (the default before issue 34), then today's default
-DEFAULT_RUNS = ["frontier@chase=8,chunk=128,hub=0,threads_per_block=128", "frontier"]
+# issue 21's design (the default before issue 34), issue 34 round 2's default, today's default
+DEFAULT_RUNS = ["frontier@chase=8,chunk=128,hub=0,threads_per_block=128,warp=0",
+                "frontier@chase=2,warp=0", "frontier"]
 
 
 def graph_key(name: str) -> str | None:

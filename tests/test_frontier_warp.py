@@ -115,8 +115,10 @@ def test_bad_parameters(bad):
         get_solver("frontier").prepare(path(3), **{**SMALL, **bad})
 
 
-def test_warp_off_is_todays_default():
+def test_warp_is_todays_default():
+    """Issue 34 round 3 (reports/reference/frontier3): warp=1 with chase 4, faster than round 2's
+    default (frontier@chase=2,warp=0) on all five graphs measured."""
     from graphrepro.solvers import resolve
 
-    assert resolve("frontier")[1]["warp"] == 0
-    assert resolve("frontier@warp=1")[1]["warp"] == 1
+    assert (resolve("frontier")[1]["warp"], resolve("frontier")[1]["chase"]) == (1, 4)
+    assert resolve("frontier@chase=2,warp=0")[1]["warp"] == 0

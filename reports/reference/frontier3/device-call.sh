@@ -13,8 +13,10 @@ python -m graphrepro dataset-graph calnev --mode standin --data $G/data --output
 python -m graphrepro dataset-graph western --mode standin --data $G/data --output $G/western.npz > $OUT/g-western.log 2>&1 &
 echo "ny built after $(( $(date +%s) - t0 )) s"
 # the simulator tests of warp=1 on the real GPU (warp barriers are real here), while graphs build
-timeout ${TESTS:-60} python -m pytest -q -o addopts="" -p no:cacheprovider tests/test_frontier_warp.py > $OUT/tests.log 2>&1
-echo "tests rc=$? after $(( $(date +%s) - t0 )) s" | tee -a $OUT/tests.log
+if [ "${TESTS:-60}" != 0 ]; then  # TESTS=0: none (a later call of the same code)
+  timeout ${TESTS:-60} python -m pytest -q -o addopts="" -p no:cacheprovider tests/test_frontier_warp.py > $OUT/tests.log 2>&1
+  echo "tests rc=$? after $(( $(date +%s) - t0 )) s" | tee -a $OUT/tests.log
+fi
 timeout ${LEFT1:-100} python benchmarks/frontier_adds.py $G/ny.npz --uniform --sources $S --trials $T --depth-sources 2 --runs "$@" --csv $OUT/a.csv > $OUT/a.log 2>&1
 echo "part a rc=$? after $(( $(date +%s) - t0 )) s" | tee -a $OUT/a.log
 wait
@@ -22,4 +24,4 @@ echo "graphs built after $(( $(date +%s) - t0 )) s"; ls -la $G
 left=$(( ${BUDGET:-225} - ($(date +%s) - t0) ))
 timeout $left python benchmarks/frontier_adds.py $G/web.npz $G/calnev.npz $G/western.npz --sources $S --trials $T --depth-sources 2 --runs "$@" --csv $OUT/b.csv > $OUT/b.log 2>&1
 echo "part b rc=$? after $(( $(date +%s) - t0 )) s" | tee -a $OUT/b.log
-tail -3 $OUT/tests.log; cat $OUT/a.log $OUT/b.log
+tail -3 $OUT/tests.log 2>/dev/null; cat $OUT/a.log $OUT/b.log

@@ -24,14 +24,14 @@ for latency. Nothing here is copied from ADDS; the structure is ours:
   improved neighbours are staged in shared memory, deduplicated by an atomic exchange on a
   per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch
   (up to ``stage`` of them; past that, or with stage=0, each goes to its queue at once).
-- Issue 34 (each off at 0 or 1; only ``hub`` is on by default): ``hub`` > 0
-  defers a vertex of that out-degree or more to a phase where the block's threads stride over its
-  arcs (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
+- Issue 34 (each off at 0 or 1; ``hub`` and ``warp`` on by default): ``hub`` > 0 defers a
+  vertex of that out-degree or more to a phase where the block's threads stride over its arcs
+  (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
   expand, after its claimed vertices, the same-bucket improvements its threads did not chase,
-  handed over in shared memory across a block barrier instead of through a global queue (the
-  ~15 dependent global round trips per hop that limit road graphs); ``reach`` > 1 lets a chase
-  run past its own bucket. Vertices handed over or deferred are owned as a chased one is.
-  ``warp`` = 1 (round 3): a warp expands its lanes' vertices together, see ``warp.py``.
+  handed over in shared memory across a block barrier instead of through a global queue;
+  ``reach`` > 1 lets a chase run past its own bucket. Vertices handed over or deferred are owned
+  as a chased one is. ``warp`` = 1 (round 3): the expansion above, and the chase, by a warp over
+  its lanes' vertices together (``warp.py``).
 - Termination without a barrier: ``pending`` counts vertices queued, staged or being expanded.
   It is raised before any vertex becomes visible and lowered only by the block that expanded it,
   in one atomicAdd of (pushed - claimed) per batch; a block that finds no work and reads
@@ -76,12 +76,10 @@ MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
-           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local",
-           "local_rounds")
+           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local", "local_rounds")
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
  RESERVATIONS, HUBS, HUB_ARCS, LOCAL, ROUNDS) = range(len(TALLIES))
-# Shared control cells of a block.
-S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
+S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)  # a block's control cells
 NTALLIES = len(TALLIES)
 _kernels = {}
 
@@ -572,21 +570,23 @@ def _zero_kernel(array):
 @register("frontier", device="gpu", document="graphrepro",
           description="the study's own: asynchronous bucketed SSSP, one persistent kernel with no "
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
-                      "queues, chase improvements within a bucket, stage pushes per slot, the "
-                      "block shares a hub's arcs; termination by a pending count (issues 21, 34)",
+                      "queues, a warp expands its lanes' vertices together and chases within a "
+                      "bucket, pushes are staged per slot, the block shares a hub's arcs; "
+                      "termination by a pending count (issues 21, 34)",
           # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
           # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
-          # is one per SM). hub=32, chase=2 and 256 threads (chunk=0: one vertex a thread) since
-          # issue 34 (reports/reference/frontier2/call-3, H100, 10 sources): faster than issue
-          # 21's chase=8 x 128 threads without hubs on all five graphs measured, 28.3 -> 4.9 ms on
-          # the web graph, 8.3 -> 5.2 on uniform random, 3-6% on the road graphs. That design is
-          # frontier@chase=8,chunk=128,hub=0,threads_per_block=128.
-          defaults={"delta": 0, "c": 8.0, "chase": 2, "lookahead": 4, "chunk": 0,
+          # is one per SM). hub=32, 256 threads (chunk=0: one a thread) since issue 34's round 2;
+          # warp=1, chase=4 since round 3 (reports/reference/frontier3/call-3, H100, 10 sources):
+          # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
+          # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
+          # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
+          # threads_per_block=128,warp=0 (one run id: the line break is this comment's).
+          defaults={"delta": 0, "c": 8.0, "chase": 4, "lookahead": 4, "chunk": 0,
                     "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
-                    "hub": 32, "reach": 1, "rounds": 1, "warp": 0},
+                    "hub": 32, "reach": 1, "rounds": 1, "warp": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=2, lookahead=4, chunk=0, buckets=32,
-             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=0):
+def frontier(graph, delta=0, c=8.0, chase=4, lookahead=4, chunk=0, buckets=32,
+             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
