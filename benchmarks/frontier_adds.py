@@ -19,7 +19,8 @@ measure them in the same run); the first run id is the baseline the others are c
 Counters per run: us per hop (time / the shortest-path tree's hop depth: the critical path on a
 road graph), pops and arcs relaxed per vertex, claims (a block's batch) and the vertices a claim
 took (width in use), idle scans, the hubs the block shared (expansions, arcs), and the vertices
-handed over in shared memory between a batch's rounds (per vertex; rounds).
+handed over in shared memory between a batch's rounds (per vertex; rounds), and the vertices
+expanded by a chase (warp=1: in a warp's later rounds) per vertex.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from graphrepro.harness import RunSpec, draw_sources, measure
 
 ADDS_MS = {"ny": 8.44, "calnev": 13.72, "western": 28.89, "uniform": 2.49}  # issue 34, H100
 GOAL_RATIO = {"ny": 0.5, "calnev": 0.5, "western": 0.5, "uniform": 1.0}
-# issue 21's design (the default before issue 34), then today's default
-DEFAULT_RUNS = ["frontier@chase=8,chunk=128,hub=0,threads_per_block=128", "frontier"]
+# issue 21's design (the default before issue 34), issue 34 round 2's default, today's default
+DEFAULT_RUNS = ["frontier@chase=8,chunk=128,hub=0,threads_per_block=128,warp=0",
+                "frontier@chase=2,warp=0", "frontier"]
 
 
 def graph_key(name: str) -> str | None:
@@ -62,6 +64,7 @@ def summary_row(graph, run_id, table, depth) -> dict:
             "hop_depth": depth, "us_per_hop": ms * 1e3 / depth if depth else float("nan"),
             "pops_per_vertex": med("vertices_popped") / v,
             "expanded_per_vertex": med("vertices_expanded") / v,
+            "chased_per_vertex": med("vertices_chased") / v,
             "arcs_per_vertex": med("arcs_relaxed") / v,
             "claims": med("claims"), "width_in_use": med("vertices_popped") / max(med("claims"), 1),
             "idle_scans": med("idle_scans"), "direct_pushes": med("direct_pushes"),
@@ -141,7 +144,8 @@ def main(argv=None) -> int:
                 pd.DataFrame(rows).to_csv(args.csv, index=False)
             print(f"  {run_id:44s} {row['median_ms']:8.2f} ms ({row['min_ms']:.2f}-{row['max_ms']:.2f})"
                   f"  us/hop {row['us_per_hop']:.2f}  pops/V {row['pops_per_vertex']:.2f}  "
-                  f"arcs/V {row['arcs_per_vertex']:.2f}  claims {row['claims']:.0f}  "
+                  f"arcs/V {row['arcs_per_vertex']:.2f}  chased/V {row['chased_per_vertex']:.2f}  "
+                  f"claims {row['claims']:.0f}  "
                   f"width {row['width_in_use']:.1f}  idle {row['idle_scans']:.0f}  "
                   f"hubs {row['hub_expansions']:.0f}/{row['hub_arcs']:.0f} arcs  "
                   f"local/V {row['local_per_vertex']:.2f} in {row['local_rounds']:.0f} rounds  "

@@ -12,8 +12,9 @@ from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure
 from graphrepro.solvers import INF, get_solver
 
-# Small blocks keep the simulator quick.
-SMALL = {"threads_per_block": 16, "chunk": 16}
+# Small blocks keep the simulator quick. warp=0: the one-thread-a-vertex expansion these tests
+# are about (the default's warp=1 is tests/test_frontier_warp.py's).
+SMALL = {"threads_per_block": 16, "chunk": 16, "warp": 0}
 
 
 def solve(graph, source, **params):
@@ -227,16 +228,20 @@ def test_rounds_with_zero_weights_islands_and_heavy_weights():
     assert r.distances[-1] == 29 * big
 
 
-def test_issue_21_design_keeps_a_run_id_and_chunk_0_is_one_vertex_a_thread():
-    """The default moved to issue 34's (hubs shared, chase 2, 256 threads); issue 21's design is
-    still one run id away, and chunk=0 claims one vertex per thread at any block size."""
+def test_earlier_designs_keep_a_run_id_and_chunk_0_is_one_vertex_a_thread():
+    """The default moved to issue 34's round 3 (a warp expands its lanes' vertices, chase 4, hubs
+    shared, 256 threads); round 2's and issue 21's designs are each still one run id away, and
+    chunk=0 claims one vertex per thread at any block size."""
     from graphrepro.solvers import resolve
 
-    _, old = resolve("frontier@chase=8,chunk=128,hub=0,threads_per_block=128")
-    assert (old["hub"], old["rounds"], old["reach"], old["stage"]) == (0, 1, 1, 1024)
+    _, old = resolve("frontier@chase=8,chunk=128,hub=0,threads_per_block=128,warp=0")
+    assert (old["hub"], old["rounds"], old["reach"], old["stage"], old["warp"]) == (0, 1, 1, 1024, 0)
+    _, round2 = resolve("frontier@chase=2,warp=0")
+    assert (round2["hub"], round2["chunk"], round2["threads_per_block"]) == (32, 0, 256)
     _, new = resolve("frontier")
-    assert (new["hub"], new["chase"], new["chunk"], new["threads_per_block"]) == (32, 2, 0, 256)
-    r = solve_checked(grid(6), "frontier@chase=8,chunk=16,hub=0,threads_per_block=16", 0)
+    assert (new["hub"], new["chase"], new["chunk"], new["threads_per_block"], new["warp"]) == (
+        32, 4, 0, 256, 1)
+    r = solve_checked(grid(6), "frontier@chase=8,chunk=16,hub=0,threads_per_block=16,warp=0", 0)
     assert r.counters["hub_expansions"] == 0
     prepared = get_solver("frontier").prepare(path(3), threads_per_block=16, chunk=0)
     assert prepared.chunk == 16

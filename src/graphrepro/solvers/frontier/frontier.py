@@ -24,13 +24,14 @@ for latency. Nothing here is copied from ADDS; the structure is ours:
   improved neighbours are staged in shared memory, deduplicated by an atomic exchange on a
   per-vertex "queued" flag, counted per slot and reserved with one atomicAdd per slot and batch
   (up to ``stage`` of them; past that, or with stage=0, each goes to its queue at once).
-- Issue 34 (each off at 0 or 1; only ``hub`` is on by default): ``hub`` > 0
-  defers a vertex of that out-degree or more to a phase where the block's threads stride over its
-  arcs (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
+- Issue 34 (each off at 0 or 1; ``hub`` and ``warp`` on by default): ``hub`` > 0 defers a
+  vertex of that out-degree or more to a phase where the block's threads stride over its arcs
+  (one thread walking a 21k-arc hub alone held the whole batch); ``rounds`` > 1 lets a batch
   expand, after its claimed vertices, the same-bucket improvements its threads did not chase,
-  handed over in shared memory across a block barrier instead of through a global queue (the
-  ~15 dependent global round trips per hop that limit road graphs); ``reach`` > 1 lets a chase
-  run past its own bucket. Vertices handed over or deferred are owned as a chased one is.
+  handed over in shared memory across a block barrier instead of through a global queue;
+  ``reach`` > 1 lets a chase run past its own bucket. Vertices handed over or deferred are owned
+  as a chased one is. ``warp`` = 1 (round 3): the expansion above, and the chase, by a warp over
+  its lanes' vertices together (``warp.py``).
 - Termination without a barrier: ``pending`` counts vertices queued, staged or being expanded.
   It is raised before any vertex becomes visible and lowered only by the block that expanded it,
   in one atomicAdd of (pushed - claimed) per batch; a block that finds no work and reads
@@ -58,8 +59,10 @@ from ... import gpu
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
+from .warp import WARP, compile_warp_expand
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
+WARPS = MAX_THREADS // 32
 LOCAL_CELLS = 2 * MAX_THREADS  # two rounds' hand-over buffers (a shared array's size is a constant)
 MAX_BUCKETS = 256
 STAGE = 1024  # improved vertices a block stages per batch before pushing to the queues directly
@@ -73,12 +76,10 @@ MAX_SLEEP_NS = 256
 # Count-mode tallies.
 TALLIES = ("claims", "vertices_popped", "vertices_expanded", "vertices_chased", "arcs_relaxed",
            "atomics", "improving_atomics", "vertices_pushed", "direct_pushes", "idle_scans",
-           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local",
-           "local_rounds")
+           "floor_advances", "slot_reservations", "hub_expansions", "hub_arcs", "vertices_local", "local_rounds")
 (CLAIMS, POPS, EXPANDED, CHASED, ARCS, ATOMICS, IMPROVING, PUSHES, DIRECT, IDLE, ADVANCES,
  RESERVATIONS, HUBS, HUB_ARCS, LOCAL, ROUNDS) = range(len(TALLIES))
-# Shared control cells of a block.
-S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)
+S_CUR, S_BUSY, S_QUEUED, S_SLOT, S_HEAD, S_TAKEN, S_EXIT = range(7)  # a block's control cells
 NTALLIES = len(TALLIES)
 _kernels = {}
 
@@ -151,9 +152,11 @@ def _compile(count: bool):
                 cuda.atomic.add(tally, DIRECT, 1)
                 cuda.atomic.add(tally, PUSHES, 1)
 
+    expand = compile_warp_expand(count, simulated, relax, push, EXPANDED, CHASED, MAX_THREADS)
+
     @cuda.jit
-    def frontier(source, delta, chase, reach, hub, rounds, lookahead, chunk, stage_cap, indptr,
-                 indices, weights, d, inq, queues, head, tail, inflight, words, totals):
+    def frontier(source, delta, chase, reach, hub, rounds, warp, lookahead, chunk, stage_cap,
+                 indptr, indices, weights, d, inq, queues, head, tail, inflight, words, totals):
         grid = cuda.cg.this_grid()
         n = d.shape[0]
         nb = head.shape[0]
@@ -181,6 +184,9 @@ def _compile(count: bool):
         tally = cuda.shared.array(NTALLIES, np.int64)
         seen_head = cuda.shared.array(MAX_BUCKETS, np.int64)  # by ring offset from cur
         seen_tail = cuda.shared.array(MAX_BUCKETS, np.int64)
+        w_start = cuda.shared.array(MAX_THREADS, np.int64)  # warp=1: each lane's first arc
+        w_scan = cuda.shared.array(MAX_THREADS, np.int64)  # and its warp's degree prefix sums
+        w_n = cuda.shared.array(WARPS, np.int32)  # the warp's kept list's length
         for v in range(tid, n, stride):
             d[v] = INF
             inq[v] = 0
@@ -302,8 +308,10 @@ def _compile(count: bool):
                 u = -1
                 du = 0
                 if rnd == 0:
-                    if t < taken:
-                        cell = s * cap + ((ctl[S_HEAD] + t) & mask)
+                    # warp=1: vertex j to lane j // warps of warp j % warps (a small claim: all)
+                    j = t if warp == 0 else (t % WARP) * ((width + WARP - 1) // WARP) + t // WARP
+                    if j < taken:
+                        cell = s * cap + ((ctl[S_HEAD] + j) & mask)
                         value = cuda.atomic.exch(queues, cell, 0)
                         spins = 0
                         while value == 0 and spins <= SPIN_LIMIT:  # claimed before it was written
@@ -327,6 +335,11 @@ def _compile(count: bool):
                 nxt = 1 - buf
                 limit = (du // delta + reach) * delta  # reach 1: the chase stays in du's bucket
                 steps = 0
+                if warp > 0:  # rounds == 1: local_v/local_d are the warps' lists
+                    expand(u, du, t, width, hub, chase, reach, delta, indptr, indices, weights, d,
+                           local_v, local_d, w_start, w_scan, w_n, hubs, hub_d, stage, staged,
+                           stage_cap, inq, queues, tail, words, tally, cap)
+                    u = -1
                 while u >= 0:
                     if hub > 0 and indptr[u + 1] - indptr[u] >= hub:
                         # one thread would walk a hub's arcs alone, the whole batch waiting on
@@ -447,7 +460,7 @@ def _pow2_at_least(x: int) -> int:
 class _Frontier:
     def __init__(self, graph, delta: int, c: float, chase: int, lookahead: int, chunk: int,
                  buckets: int, threads_per_block: int, blocks: int, stage: int = STAGE,
-                 hub: int = 0, reach: int = 1, rounds: int = 1):
+                 hub: int = 0, reach: int = 1, rounds: int = 1, warp: int = 0):
         if not 1 <= threads_per_block <= MAX_THREADS:
             raise InputError(f"threads_per_block must be 1..{MAX_THREADS}, got {threads_per_block}")
         if not 2 <= buckets <= MAX_BUCKETS:
@@ -462,14 +475,18 @@ class _Frontier:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
         if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
             raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
-        if rounds < 1:
-            raise InputError(f"rounds (a batch's expansion rounds, 1: the claimed vertices only) "
-                             f"must be >= 1, got {rounds}")
         if hub < 0 or not 1 <= reach <= buckets:
             raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
                              f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
                              f"({buckets}), got hub={hub}, reach={reach}")
+        if rounds < 1 or warp not in (0, 1) or warp and (
+                rounds > 1 or threads_per_block > WARP and threads_per_block % WARP):
+            raise InputError(f"rounds (a batch's expansion rounds) must be >= 1 and warp 0 or 1; "
+                             f"warp=1 needs rounds=1 and threads_per_block a multiple of {WARP} "
+                             f"or below it, got rounds={rounds}, warp={warp}, "
+                             f"threads_per_block={threads_per_block}")
         gpu.require_cuda()
+        self.warp = warp
         self.delta = delta or heuristic_delta(graph, c)
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
         self.hub, self.reach, self.rounds = hub, reach, rounds
@@ -499,9 +516,10 @@ class _Frontier:
         s = self.stream
         kernel = _compile(count)
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
-        args = (source, self.delta, self.chase, self.reach, self.hub, self.rounds, self.lookahead,
-                self.chunk, self.stage, self.indptr, self.indices, self.weights, self.d, self.inq,
-                self.queues, self.head, self.tail, self.inflight, self.words, totals)
+        args = (source, self.delta, self.chase, self.reach, self.hub, self.rounds, self.warp,
+                self.lookahead, self.chunk, self.stage, self.indptr, self.indices, self.weights,
+                self.d, self.inq, self.queues, self.head, self.tail, self.inflight, self.words,
+                totals)
         launch, blocks = self._launchable(kernel, args, self.n)
         if not gpu.simulated():
             # One block per SM unless asked: the first H100 sweep (reports/reference/frontier)
@@ -552,28 +570,30 @@ def _zero_kernel(array):
 @register("frontier", device="gpu", document="graphrepro",
           description="the study's own: asynchronous bucketed SSSP, one persistent kernel with no "
                       "grid barrier per bucket; blocks pull vertices from a ring of Delta-bucket "
-                      "queues, chase improvements within a bucket, stage pushes per slot, the "
-                      "block shares a hub's arcs; termination by a pending count (issues 21, 34)",
+                      "queues, a warp expands its lanes' vertices together and chases within a "
+                      "bucket, pushes are staged per slot, the block shares a hub's arcs; "
+                      "termination by a pending count (issues 21, 34)",
           # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
           # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
-          # is one per SM). hub=32, chase=2 and 256 threads (chunk=0: one vertex a thread) since
-          # issue 34 (reports/reference/frontier2/call-3, H100, 10 sources): faster than issue
-          # 21's chase=8 x 128 threads without hubs on all five graphs measured, 28.3 -> 4.9 ms on
-          # the web graph, 8.3 -> 5.2 on uniform random, 3-6% on the road graphs. That design is
-          # frontier@chase=8,chunk=128,hub=0,threads_per_block=128.
-          defaults={"delta": 0, "c": 8.0, "chase": 2, "lookahead": 4, "chunk": 0,
+          # is one per SM). hub=32, 256 threads (chunk=0: one a thread) since issue 34's round 2;
+          # warp=1, chase=4 since round 3 (reports/reference/frontier3/call-3, H100, 10 sources):
+          # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
+          # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
+          # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
+          # threads_per_block=128,warp=0 (one run id: the line break is this comment's).
+          defaults={"delta": 0, "c": 8.0, "chase": 4, "lookahead": 4, "chunk": 0,
                     "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
-                    "hub": 32, "reach": 1, "rounds": 1},
+                    "hub": 32, "reach": 1, "rounds": 1, "warp": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=2, lookahead=4, chunk=0, buckets=32,
-             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1):
+def frontier(graph, delta=0, c=8.0, chase=4, lookahead=4, chunk=0, buckets=32,
+             threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
     # hub: out-degree from which a vertex's arcs are shared by the block (0: each thread walks its
     # own vertex's arcs, the issue-21 design); reach: buckets a chase may run past the expanded
     # vertex's own (1: the same bucket only); rounds: a batch's expansion rounds, each expanding
-    # the same-bucket improvements the last one did not chase (1: the claimed vertices only).
-    # All exact at any value (issue 34).
+    # the same-bucket improvements the last one did not chase (1: the claimed vertices only);
+    # warp=1: a warp expands its lanes' vertices together (warp.py). All exact at any value.
     return _Frontier(graph, delta, c, chase, lookahead, chunk, buckets, threads_per_block, blocks,
-                     stage, hub, reach, rounds)
+                     stage, hub, reach, rounds, warp)
