@@ -24,6 +24,8 @@ try:
 except InputError as e:
     raise WorkflowError(str(e)) from None
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
+if config.get("run_name"):  # every job and GPU worker this run starts records it
+    os.environ["GRAPHREPRO_RUN_NAME"] = config["run_name"]
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"

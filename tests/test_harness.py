@@ -267,3 +267,22 @@ def test_provenance_commit_can_come_from_the_environment(monkeypatch):
     # A tree copied to a GPU machine without its .git still records where it came from.
     monkeypatch.setenv("GRAPHREPRO_COMMIT", "abc123")
     assert provenance()["commit"] == "abc123"
+
+
+def test_a_runs_name_goes_into_every_record_and_names_its_rows(monkeypatch, tmp_path):
+    # config `run_name` (the Snakefile puts it in the environment of every job it starts)
+    import json
+
+    from graphrepro.report.tables import load_runs
+
+    assert provenance()["run_name"] is None
+    monkeypatch.setenv("GRAPHREPRO_RUN_NAME", "run 3")
+    record = provenance()
+    assert record["run_name"] == "run 3"
+    table = tmp_path / "runs" / "g" / "dijkstra.csv"
+    table.parent.mkdir(parents=True)
+    table.write_text("graph,solver,variant,device,document,params,source,trial,status,"
+                     "device_name,solve_ms\ng,dijkstra,dijkstra,cpu,x,{},1,0,ok,cpu,1.0\n")
+    table.with_suffix(".provenance.json").write_text(json.dumps(
+        {**record, "date": "2026-11-26T16:00:00+00:00", "commit": "0123456789"}))
+    assert load_runs([table])["run"].tolist() == ["run 3 2026-11-26 0123456"]

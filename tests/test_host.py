@@ -146,6 +146,36 @@ def test_plan_reads_recorded_wall_times_and_scales_them_by_sources_and_shards(tm
     assert runs["dijkstra"].basis == "unknown" and runs["dijkstra"].device == "cpu"
 
 
+def test_a_graphs_own_sources_count_scales_its_runs_and_its_references(tmp_path):
+    res, ref = tmp_path / "res", tmp_path / "ref"
+    _record(res / "runs/g/harish.csv", wall=12.0, per_source=1.0, sources=10)
+    config = _config()
+    config["graphs"]["g"]["sources"] = 4  # a document's own sample on this graph
+    harish = {r.run_id: r for r in plan_runs(config, ref, res)}["harish"]
+    assert harish.sources == 4 and harish.job_seconds() == pytest.approx([6.0])
+    assert plan(config, 1, 4, ref, res)["reference_cpu_s"] == pytest.approx(4 * 0.5)
+
+
+def test_an_interleaved_group_is_one_job_whose_seconds_are_its_runs(tmp_path):
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import timeboxed
+
+    res, ref = tmp_path / "res", tmp_path / "ref"
+    _record(res / "runs/g/harish.csv", wall=12.0, per_source=1.0, sources=10)   # 12 s
+    _record(res / "runs/g/lbr.csv", wall=23.0, per_source=2.0, sources=10)      # 23 s
+    config = _config()
+    config["targets"]["safari2017_fig3"].update(runs=["harish", "lbr"],
+                                                interleave=["harish", "lbr"])
+    est = timeboxed._estimates(config, res, ref)
+    assert est[os.path.normpath(res / "runs/g/harish.csv")] == pytest.approx(35.0)
+    config["graphs"]["g"]["shards"] = 2  # per shard: 2+5 and 3+10 s
+    est = timeboxed._estimates(config, res, ref)
+    assert est[os.path.normpath(res / "shards/g/harish.1.csv")] == pytest.approx(20.0)
+    # the schedule runs the group as one job: on two GPUs it still takes 35 s
+    assert plan({**_config(), "targets": config["targets"]}, 2, 8, ref, res)["gpu_end_s"] \
+        == pytest.approx(35.0 + plan(_config(), 2, 8, ref, res)["prep_s"])
+
+
 def test_plan_estimates_from_a_committed_table_where_nothing_was_recorded(tmp_path):
     ref = tmp_path / "ref"
     (ref / "runs/g").mkdir(parents=True)
@@ -159,10 +189,11 @@ def test_plan_estimates_from_a_committed_table_where_nothing_was_recorded(tmp_pa
 
 
 def test_the_schedule_spreads_gpu_jobs_over_the_gpus_and_cpu_jobs_on_their_cores():
-    runs = [PlannedRun("t", "g", f"r{i}", "gpu", 0.0, 1.0, "recorded") for i in range(4)]
-    runs.append(PlannedRun("t", "g", "c", "cpu", 0.0, 0.5, "recorded"))
-    one = schedule(runs, 10, 1, 4, {"g": 8.0})
-    four = schedule(runs, 10, 4, 4, {"g": 8.0})
+    runs = [PlannedRun("t", "g", f"r{i}", "gpu", 0.0, 1.0, "recorded", sources=10)
+            for i in range(4)]
+    runs.append(PlannedRun("t", "g", "c", "cpu", 0.0, 0.5, "recorded", sources=10))
+    one = schedule(runs, 1, 4, {"g": 8.0})
+    four = schedule(runs, 4, 4, {"g": 8.0})
     assert one["prep_s"] == four["prep_s"] == pytest.approx(2.0)  # 8 CPU-s on 4 threads
     assert one["gpu_end_s"] - 2.0 == pytest.approx(40.0)
     assert four["gpu_end_s"] - 2.0 == pytest.approx(10.0)
@@ -170,13 +201,13 @@ def test_the_schedule_spreads_gpu_jobs_over_the_gpus_and_cpu_jobs_on_their_cores
 
 
 def test_one_core_cpu_timings_share_the_slots_and_a_parallel_one_waits_for_all():
-    runs = [PlannedRun("t", "g", f"c{i}", "cpu", 0.0, 1.0, "recorded", one_core=True)
-            for i in range(4)]
-    assert schedule(runs, 10, 1, 4, {}, cpu_slots=1)["cpu_end_s"] == pytest.approx(40.0)
-    assert schedule(runs, 10, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(10.0)
-    runs.append(PlannedRun("t", "g", "par", "cpu", 0.0, 0.5, "recorded"))  # not one core
-    assert schedule(runs, 10, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(15.0)
-    assert schedule(runs, 10, 1, 4, {}, cpu_slots=2)["cpu_end_s"] == pytest.approx(25.0)
+    runs = [PlannedRun("t", "g", f"c{i}", "cpu", 0.0, 1.0, "recorded", one_core=True,
+                       sources=10) for i in range(4)]
+    assert schedule(runs, 1, 4, {}, cpu_slots=1)["cpu_end_s"] == pytest.approx(40.0)
+    assert schedule(runs, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(10.0)
+    runs.append(PlannedRun("t", "g", "par", "cpu", 0.0, 0.5, "recorded", sources=10))  # all cores
+    assert schedule(runs, 1, 4, {}, cpu_slots=4)["cpu_end_s"] == pytest.approx(15.0)
+    assert schedule(runs, 1, 4, {}, cpu_slots=2)["cpu_end_s"] == pytest.approx(25.0)
 
 
 def test_plan_command_prints_the_wall_time(tmp_path, capsys):
@@ -384,17 +415,22 @@ def test_the_client_refuses_past_the_deadline_and_leaves_help_to_the_command_lin
 
 
 @pytest.mark.slow
-def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path):
+@pytest.mark.parametrize("overlay", [[], ["h100-run3.yaml"]], ids=["h100", "run3"])
+def test_a_dry_run_of_the_h100_config_says_what_it_needs_in_one_line(tmp_path, overlay):
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": ""}
+    configs = [str(REPO / "config" / name) for name in ["h100.yaml", *overlay]]
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
-         "-n", "--cores", "16", "--configfile", str(REPO / "config" / "h100.yaml")],
+         "-n", "--cores", "16", "--configfile", *configs],
         capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
-    lines = [ln for ln in (result.stdout + result.stderr).splitlines()
-             if ln.startswith("graphrepro: this run")]
+    text = result.stdout + result.stderr
+    lines = [ln for ln in text.splitlines() if ln.startswith("graphrepro: this run")]
     assert len(lines) == 1, lines
     assert "needs a CUDA GPU" in lines[0] and "timed jobs" in lines[0] and "min on 1 GPU" in lines[0]
+    if overlay:  # reference run 3: Western's interleaved Fig. 4 group in four shards, merged
+        assert "run_interleaved_6" in text and "merge_run_shards" in text
+        assert "offline mirror (.realdata, .peers)" in lines[0]
 
 
 def _host_dry_run(tmp_path, *config, cores=None):

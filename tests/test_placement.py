@@ -129,7 +129,7 @@ def test_merged_shards_equal_a_whole_run_timings_aside(tmp_path):
 def test_workflow_shards_runs_over_two_pretend_gpus(tmp_path):
     """`--resources gpu=2 timing=2` with `shards: 2`: each shard a timed job bound to one device
     (GRAPHREPRO_GPUS=0,1 pretends two GPUs; kernels run in the simulator), merged tables equal to
-    an unsharded run's, timings aside."""
+    an unsharded run's, timings aside; an interleaved group is one job per shard, merged alike."""
     repo = SRC.parent
     base = """\
 results: results
@@ -143,6 +143,8 @@ graphs:
 {shards}
 targets:
   safari2017_table2: {{graphs: [road_6x6], runs: [dijkstra, harish]}}
+  safari2017_fig4: {{graphs: [road_6x6], runs: [harish, "harish@threads_per_block=64"],
+                    interleave: [harish, "harish@threads_per_block=64"]}}
 """
     tables = {}
     for name, shards in (("whole", ""), ("sharded", "    shards: 2")):
@@ -154,12 +156,14 @@ targets:
                "GRAPHREPRO_GPU_LOCKS": str(tmp_path / "locks")}
         result = subprocess.run(
             [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(work),
-             "results/targets/safari2017_table2.csv", "--cores", "2", "--resources", "gpu=2",
+             "results/targets/safari2017_table2.csv",
+             "results/runs/road_6x6/harish@threads_per_block=64.csv", "--cores", "2", "--resources", "gpu=2",
              "timing=2", "--replace-workflow-config", "--configfile", str(cfg)],
             capture_output=True, text=True, env=env, timeout=600)
         assert result.returncode == 0, result.stderr[-4000:]
         tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
-    assert sorted(tables["whole"]) == sorted(tables["sharded"]) == ["dijkstra", "harish"]
+    assert sorted(tables["whole"]) == sorted(tables["sharded"]) == [
+        "dijkstra", "harish", "harish@threads_per_block=64"]
     for run, whole in tables["whole"].items():
         # timings, and improving atomics: which of two racing atomicMins lands first is up to
         # the scheduler (real threads here in the simulator, warps on a GPU)
@@ -174,3 +178,6 @@ targets:
         assert place["bound_from"] == ["0", "1"] and place["cuda_visible_devices"] in ("0", "1")
         seen.append(place["cuda_visible_devices"])
     assert len(seen) == 2
+    for run in ("harish", "harish@threads_per_block=64"):  # timed interleaved, shard by shard
+        assert {p.name for p in shard_dir.glob(f"{run}.?.csv")} == {f"{run}.0.csv", f"{run}.1.csv"}
+        assert set(tables["sharded"][run]["interleaved"]) == {"harish|harish@threads_per_block=64"}

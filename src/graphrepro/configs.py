@@ -42,6 +42,13 @@ def load(configfiles=()) -> dict:
     return merge(([default] if default.is_file() else []) + [Path(p) for p in configfiles])
 
 
+def sources_of(config: dict, graph: str) -> int:
+    """How many seeded sources a graph's runs time: the graph's own ``sources`` where its entry
+    sets one (a document's sample on its graphs), else ``measure.sources``."""
+    own = ((config.get("graphs") or {}).get(graph) or {}).get("sources")
+    return int(own if own is not None else (config.get("measure") or {}).get("sources", 6))
+
+
 def configs_with(target: str) -> list[str]:
     """The config files under config/ whose targets include this one (alone or over the default)."""
     found, base, here = [], root(), Path(__file__).resolve().parent

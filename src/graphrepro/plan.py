@@ -35,11 +35,13 @@ class PlannedRun:
     basis: str           # recorded, estimated or unknown
     shards: int = 1
     one_core: bool = False  # a CPU timing on one core: host_cpu_slots may run several at once
+    sources: int = 6        # its graph's sources (configs.sources_of)
 
-    def job_seconds(self, sources: int) -> list[float]:
-        """The seconds of each of the run's jobs (one per shard)."""
+    def job_seconds(self, sources: int | None = None) -> list[float]:
+        """The seconds of each of the run's jobs (one per shard), over its graph's sources."""
         from .harness.shards import shard_slice
 
+        sources = self.sources if sources is None else sources
         return [self.fixed_s + self.per_source_s * len(range(sources)[shard_slice(sources, (i, self.shards))])
                 for i in range(self.shards)]
 
@@ -85,10 +87,18 @@ def _estimated(path: Path, device: str, trials: int, warmup: int):
     return FIXED_S + warmup * per_solve, passes * per_solve
 
 
+def interleaved_groups(config: dict) -> list[tuple[str, tuple[str, ...]]]:
+    """(graph, run ids) of every target's `interleave:` runs: each one timed job per graph (per
+    shard on a sharded graph), whose seconds are the sum of its runs'."""
+    return sorted({(g, tuple(t["interleave"])) for t in (config.get("targets") or {}).values()
+                   if t and t.get("interleave") for g in t.get("graphs") or []})
+
+
 def plan_runs(config: dict, reference: Path, results: Path | None = None,
               targets=None) -> list[PlannedRun]:
     """Every timed run file the config's ready targets (or those named) need, once each, with
     its cost."""
+    from .configs import sources_of
     from .experiments import get_target
     from .solvers import resolve, run_file_id
 
@@ -124,7 +134,8 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None,
                 rates, basis = (UNKNOWN_S, 0.0), "unknown"
             shards = int((graphs.get(graph) or {}).get("shards", 1))
             out.append(PlannedRun(name, graph, run_id, device, rates[0], rates[1], basis, shards,
-                                  spec.device == "cpu" and not spec.parallel))
+                                  spec.device == "cpu" and not spec.parallel,
+                                  sources_of(config, graph)))
     return out
 
 
@@ -132,7 +143,6 @@ def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
                       results: Path | None = None) -> dict:
     """{graph: CPU-seconds of its reference distances} for every graph a planned run uses."""
     results = Path(results or config.get("results", "results"))
-    count = int(config.get("measure", {}).get("sources", 6))
     out = {}
     for run in runs:
         if run.graph in out:
@@ -147,11 +157,11 @@ def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
             if ms:
                 break
         mean_ms = sum(ms) / len(ms) if ms else UNKNOWN_REF_MS
-        out[run.graph] = count * mean_ms / 1e3
+        out[run.graph] = run.sources * mean_ms / 1e3
     return out
 
 
-def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
+def schedule(runs: list[PlannedRun], gpus: int, prep_threads: int,
              reference_s: dict, cpu_slots: int = 1) -> dict:
     """Expected wall time: graphs' references one after another on the preparation threads,
     then each graph's GPU jobs on the free GPU (longest first among those whose graph is
@@ -162,7 +172,7 @@ def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
         t += reference_s.get(graph, 0.0) / max(1, prep_threads)
         ready[graph] = t
     gpu_jobs = sorted(((ready[r.graph], -s, s) for r in runs if r.device == "gpu"
-                       for s in r.job_seconds(sources)))
+                       for s in r.job_seconds()))
     free = [0.0] * max(1, gpus)
     pending = list(gpu_jobs)
     while pending:
@@ -174,7 +184,7 @@ def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
         free[i] = max(now, job[0]) + job[2]
     slots = [0.0] * max(1, cpu_slots)
     for start, s, one_core in sorted((ready[r.graph], s, r.one_core) for r in runs
-                                     if r.device == "cpu" for s in r.job_seconds(sources)):
+                                     if r.device == "cpu" for s in r.job_seconds()):
         if one_core:
             i = min(range(len(slots)), key=slots.__getitem__)
             slots[i] = max(slots[i], start) + s
@@ -184,6 +194,21 @@ def schedule(runs: list[PlannedRun], sources: int, gpus: int, prep_threads: int,
     prep_end = max(ready.values(), default=0.0)
     return {"prep_s": prep_end, "gpu_end_s": max(free) if gpu_jobs else 0.0,
             "cpu_end_s": cpu_end, "wall_s": max(prep_end, max(free) if gpu_jobs else 0.0, cpu_end)}
+
+
+def _jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
+    """The runs as the schedule sees them: an interleaved group is one job (per shard)."""
+    from dataclasses import replace
+
+    by_key = {(r.graph, r.run_id): r for r in runs}
+    grouped = []
+    for graph, ids in interleaved_groups(config):
+        members = [by_key.pop((graph, r)) for r in ids if (graph, r) in by_key]
+        if members:
+            grouped.append(replace(members[0], run_id="+".join(ids),
+                                   fixed_s=sum(m.fixed_s for m in members),
+                                   per_source_s=sum(m.per_source_s for m in members)))
+    return list(by_key.values()) + grouped
 
 
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
@@ -198,14 +223,14 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
     for r in runs:
         row = per_target.setdefault(r.target, {"jobs": 0, "gpu_s": 0.0, "cpu_s": 0.0,
                                                "basis": set()})
-        secs = r.job_seconds(sources)
+        secs = r.job_seconds()
         row["jobs"] += len(secs)
         row["gpu_s" if r.device == "gpu" else "cpu_s"] += sum(secs)
         row["basis"].add(r.basis)
     for row in per_target.values():
         row["basis"] = ",".join(sorted(row["basis"]))
     cpu_slots = max(1, min(int(cpu_slots), timed_cores))
-    sched = schedule(runs, sources, gpus, prep_threads, refs, cpu_slots)
+    sched = schedule(_jobs(config, runs), gpus, prep_threads, refs, cpu_slots)
     return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "cpu_slots": cpu_slots,
             "prep_threads": prep_threads,
             "sources": sources, "targets": per_target,

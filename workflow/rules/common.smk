@@ -7,6 +7,8 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
+from graphrepro.configs import sources_of
+from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
 
@@ -289,6 +291,14 @@ def run_priority(w):
     return _RUN_PRIORITY.get((w.graph, w.solver), 0)
 
 
+def group_priority(graph, run_ids):
+    """An interleaved job's priority: the seconds of all its runs (run_priority's measure)."""
+    from types import SimpleNamespace
+
+    return lambda w: sum(run_priority(SimpleNamespace(graph=graph, solver=run_file_id(r)))
+                         for r in run_ids)
+
+
 def _expected_seconds():
     """{(graph, run file id): seconds of its longest job}."""
     from pathlib import Path
@@ -308,9 +318,8 @@ def _expected_seconds():
         return out
     from graphrepro.plan import plan_runs
 
-    count = int(config["measure"]["sources"])
     for r in plan_runs(config, Path(REFERENCE), Path(RES)):
-        out[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds(count))))
+        out[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds())))
     return out
 
 

@@ -60,7 +60,7 @@ rule draw_sources:
         f"{RES}/sources/{{graph}}.json",
     params:
         py=PY,
-        n=config["measure"]["sources"],
+        n=lambda w: sources_of(config, w.graph),
         seed=config["seed"],
         stands_for=lambda w: (["--stands-for", graph_config(w.graph)["stands_for"]]
                               if graph_config(w.graph).get("stands_for") else []),

@@ -118,13 +118,21 @@ ruleorder: merge_run_shards > run_solver
 # A target's `interleave:` runs are timed in one job per graph (`graphrepro run --interleave`):
 # per source, trial t of each back to back, so a drift of the machine while they run hits them
 # alike and the ledger compares them paired by (source, trial) with no drift allowance (issue
-# 30). These rules name their files outright, and snakemake prefers a rule without wildcards to
-# run_solver for them.
-INTERLEAVED = sorted({(g, tuple(t["interleave"])) for t in config["targets"].values()
-                      if t.get("interleave") for g in t.get("graphs") or []})
+# 30); on a graph with `shards: N`, one such job per shard (merge_run_shards joins each run's).
+# These rules name their files outright, and snakemake prefers a rule without wildcards to
+# run_solver and run_solver_shard for them.
+INTERLEAVED = interleaved_groups(config)
 
 
-for _n, (_graph, _ids) in enumerate(INTERLEAVED):
+def _interleaved_files(graph, ids, shard, suffix):
+    if shard is None:
+        return [f"{RES}/runs/{graph}/{run_file_id(r)}{suffix}" for r in ids]
+    return [f"{RES}/shards/{graph}/{run_file_id(r)}.{shard}{suffix}" for r in ids]
+
+
+for _n, (_graph, _ids, _shard) in enumerate(
+        (g, ids, i) for g, ids in INTERLEAVED
+        for i in (range(SHARDED[g]) if g in SHARDED else [None])):
 
     rule:
         name:
@@ -134,26 +142,29 @@ for _n, (_graph, _ids) in enumerate(INTERLEAVED):
             sources=f"{RES}/sources/{_graph}.json",
             calibration=interleaved_calibration(_graph, _ids),
         output:
-            tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids],
-            provenance=[f"{RES}/runs/{_graph}/{run_file_id(r)}.provenance.json" for r in _ids],
+            tables=_interleaved_files(_graph, _ids, _shard, ".csv"),
+            provenance=_interleaved_files(_graph, _ids, _shard, ".provenance.json"),
         params:
             py=[*pin_words(timed_device(*_ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
             first=_ids[0],
             rest=list(_ids[1:]),
-            rest_tables=[f"{RES}/runs/{_graph}/{run_file_id(r)}.csv" for r in _ids[1:]],
+            rest_tables=_interleaved_files(_graph, _ids, _shard, ".csv")[1:],
             calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+            shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
         threads: timed_threads(timed_device(*_ids))
+        priority: group_priority(_graph, _ids)
         resources:
             **timed(lambda w, d=timed_device(*_ids): d, lambda w, g=_graph: graph_mem_mb(g),
                     runtime=15 * len(_ids)),
         log:
-            f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log",
+            f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log" if _shard is None
+            else f"{RES}/logs/shards/{_graph}/interleaved_{_n}.{_shard}.log",
         conda:
             conda_env(solver_device(_ids[0]))
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
             "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
-            "{params.calibration:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
+            "{params.calibration:q} {params.shard:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

@@ -51,19 +51,26 @@ def _configfiles(smk_args: list[str]) -> list[str]:
 
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
     """{output path: seconds} for every timed run and shard of the config."""
-    from graphrepro.plan import plan_runs
+    from graphrepro.plan import interleaved_groups, plan_runs
     from graphrepro.solvers import run_file_id
 
-    sources = int(config.get("measure", {}).get("sources", 6))
-    out = {}
+    def paths(graph, run_id, shards):
+        name = run_file_id(run_id)
+        if shards > 1:
+            return [os.path.normpath(results / "shards" / graph / f"{name}.{i}.csv")
+                    for i in range(shards)]
+        return [os.path.normpath(results / "runs" / graph / f"{name}.csv")]
+
+    out, planned = {}, {}
     for run in plan_runs(config, reference, results):
-        secs = run.job_seconds(sources)
-        name = run_file_id(run.run_id)
-        if run.shards > 1:
-            for i, s in enumerate(secs):
-                out[os.path.normpath(results / "shards" / run.graph / f"{name}.{i}.csv")] = s
-        else:
-            out[os.path.normpath(results / "runs" / run.graph / f"{name}.csv")] = secs[0]
+        planned[(run.graph, run.run_id)] = run
+        out.update(zip(paths(run.graph, run.run_id, run.shards), run.job_seconds()))
+    # an interleaved group is one job, started under its first run's output: it needs them all
+    for graph, ids in interleaved_groups(config):
+        runs = [planned[(graph, r)] for r in ids if (graph, r) in planned]
+        if runs:
+            for i, first in enumerate(paths(graph, ids[0], runs[0].shards)):
+                out[first] = sum(r.job_seconds()[i] for r in runs)
     return out
 
 

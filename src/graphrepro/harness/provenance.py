@@ -117,4 +117,6 @@ def _provenance(config=None) -> dict:
         # own launches, several times native a Harish round), and claims/runs.py keeps such
         # times apart
         "launch_path": LAUNCH_PATH,
+        # which reference run this is (config `run_name`, set by the Snakefile for every job)
+        "run_name": os.environ.get("GRAPHREPRO_RUN_NAME") or None,
     }

@@ -37,13 +37,13 @@ def launch_path_of(run_table: Path) -> str:
 
 
 def _run_label(table: Path) -> str:
-    """Which run made a table, from its provenance record: the day and the commit
-    ("2026-11-24 3e3b9f5"); "" where it left no record."""
+    """Which run made a table, from its provenance record: the run's name where it has one, the
+    day and the commit ("run 3 2026-11-26 3e3b9f5"); "" where it left no record."""
     from ..harness.files import read_provenance
 
     record = read_provenance(table) or {}
-    return " ".join(p for p in (str(record.get("date", ""))[:10], str(record.get("commit", ""))[:7])
-                    if p)
+    return " ".join(p for p in (str(record.get("run_name") or ""), str(record.get("date", ""))[:10],
+                                str(record.get("commit", ""))[:7]) if p)
 
 
 def load_stats(paths) -> dict:
