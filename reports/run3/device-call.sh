@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One time-boxed call of reference run 3 (issue 32) on the GPU host, from the repository root,
+# after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
+#   bash reports/run3/device-call.sh MINUTES
+# Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata),
+# .peers (../shared/peers) and .dev/run3 (the last call's state.tar.gz, read only where this
+# machine holds no results of the run yet, i.e. a fresh one). What completed comes back in
+# $OUT/state.tar.gz; snakemake redoes nothing that is done.
+set -u
+: "${GRAPHREPRO_COMMIT:?the commit of the tree sent here}" "${OUT:?}"
+export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0
+minutes=${1:-7.5}
+nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm,temperature.gpu \
+    --format=csv > "$OUT/gpu.txt" 2>&1
+{ nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } > "$OUT/host.txt" 2>&1
+resume=()
+if [ ! -d results-h100-run3 ] && [ -f .dev/run3/state.tar.gz ]; then
+    resume=(--resume .dev/run3/state.tar.gz)
+fi
+targets=(safari2017_table1 safari2017_table2 safari2017_fig3 safari2017_fig4 safari2017_calnev
+         an2017_fig1 an2017_coalescing an2017_fig2 an2017_transfers bench_cpu
+         singla_fig7_9 singla_fig8_10 senthilkumar_table senthilkumar_delta senthilkumar_switch
+         senthilkumar_iterations frontier_sssp launch_floor standins)
+python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 4 \
+    --archive "$OUT/state.tar.gz" "${resume[@]}" -- \
+    --workflow-profile workflow/profiles/gpu-host --scheduler greedy "${targets[@]}" \
+    --configfile config/h100.yaml config/h100-run3.yaml > "$OUT/call.log" 2>&1
+echo "timeboxed rc=$?"
+grep -h "^timeboxed:" "$OUT/call.log"
+grep -c "not started" results-h100-run3/logs/runs/*/*.log results-h100-run3/logs/shards/*/*.log \
+    2>/dev/null | awk -F: '$2 > 0' | wc -l
+grep -l -i "error" results-h100-run3/logs/runs/*/*.log results-h100-run3/logs/shards/*/*.log \
+    2>/dev/null | head -20
+tail -4 "$OUT/call.log"
