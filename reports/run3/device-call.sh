@@ -21,7 +21,7 @@ targets=(safari2017_table1 safari2017_table2 safari2017_fig3 safari2017_fig4 saf
          an2017_fig1 an2017_coalescing an2017_fig2 an2017_transfers bench_cpu
          singla_fig7_9 singla_fig8_10 senthilkumar_table senthilkumar_delta senthilkumar_switch
          senthilkumar_iterations frontier_sssp launch_floor standins)
-python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 4 \
+python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 16 \
     --archive "$OUT/state.tar.gz" "${resume[@]}" -- \
     --workflow-profile workflow/profiles/gpu-host --scheduler greedy "${targets[@]}" \
     --configfile config/h100.yaml config/h100-run3.yaml > "$OUT/call.log" 2>&1

@@ -91,13 +91,17 @@ def unpack(archive: Path, smk: list[str]) -> list[str]:
     return names
 
 
+GRAPH_CACHE_MB = 1.0  # a graph cache larger than this is rebuilt from its dataset, not carried
+
+
 def pack(archive: Path, results: Path, max_mb: float) -> dict:
     files, left_out = [], []
     for root in (results, Path(".snakemake/metadata")):
         for p in sorted(root.rglob("*")) if root.exists() else []:
             if not p.is_file() or p.name.startswith("."):
                 continue
-            if p.stat().st_size > max_mb * 2**20:
+            cache = p.parent == results / "graphs" and p.suffix in (".npz", ".gr")
+            if p.stat().st_size > (GRAPH_CACHE_MB if cache else max_mb) * 2**20:
                 left_out.append(str(p))
             else:
                 files.append(p)
@@ -124,7 +128,8 @@ def main(argv=None) -> int:
     ap.add_argument("--grace-s", type=float, default=60.0,
                     help="stop snakemake this long after the deadline if it still runs")
     ap.add_argument("--max-file-mb", type=float, default=8.0,
-                    help="files larger than this stay out of the archive (rebuilt next time)")
+                    help="files larger than this stay out of the archive (rebuilt next time); "
+                         f"graph caches over {GRAPH_CACHE_MB:g} MiB always do")
     ap.add_argument("--estimate-from", help="a results folder of an earlier run whose recorded "
                     "wall times estimate this one's runs (default: this run's, then the "
                     "committed reference runs)")
