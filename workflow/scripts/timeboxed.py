@@ -36,17 +36,21 @@ from pathlib import Path
 MANIFEST = ".timeboxed-manifest.json"
 
 
+def _parsed(smk_args: list[str]):
+    """Snakemake's own reading of its arguments (targets, config files): a path after
+    --configfile is a config file, wherever the targets are."""
+    from snakemake.cli import get_argument_parser
+
+    return get_argument_parser().parse_args(smk_args)
+
+
 def _configfiles(smk_args: list[str]) -> list[str]:
-    out, taking = [], False
-    for a in smk_args:
-        if a == "--configfile" or a == "--configfiles":
-            taking = True
-            continue
-        if taking and not a.startswith("-"):
-            out.append(a)
-            continue
-        taking = False
-    return out
+    return [str(p) for p in _parsed(smk_args).configfile or []]
+
+
+def _without_targets(smk_args: list[str]) -> list[str]:
+    targets = set(_parsed(smk_args).targets or [])
+    return [a for a in smk_args if a not in targets]
 
 
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
@@ -74,16 +78,30 @@ def _estimates(config: dict, results: Path, reference: Path) -> dict:
     return out
 
 
-def unpack(archive: Path, smk: list[str]) -> list[str]:
-    """Unpack the last call's archive; rebuild what it left out; touch what it held."""
+def unpack(archive: Path, smk: list[str], results: Path) -> list[str]:
+    """Unpack the last call's archive; rebuild what it left out; touch what it held. An archive
+    packed by hand (no manifest) still has its graphs rebuilt first: each graph a sources
+    record names, where its cache is missing."""
     with tarfile.open(archive) as tar:
         names = [m.name for m in tar.getmembers() if m.isfile()]
         tar.extractall(".", filter="data")
     manifest = json.loads(Path(MANIFEST).read_text()) if Path(MANIFEST).is_file() else {}
-    left_out = [p for p in manifest.get("left_out", []) if not Path(p).exists()]
+    graphs = [str(results / "graphs" / f"{p.stem}.npz") for p in (results / "sources").glob("*.json")]
+    left_out = [p for p in dict.fromkeys(manifest.get("left_out", []) + graphs)
+                if not Path(p).exists()]
     if left_out:
         print(f"timeboxed: rebuilding {len(left_out)} file(s) the archive left out", flush=True)
-        subprocess.run([sys.executable, "-m", "snakemake", *smk, *left_out], check=False)
+        # only those files: the call's targets would remake what reads them, here, untimed
+        # (and first: after the arguments a --configfile would take them for config files)
+        done = subprocess.run([sys.executable, "-m", "snakemake", *left_out,
+                               *_without_targets(smk)], check=False)
+        missing = [p for p in left_out if not Path(p).exists()]
+        if done.returncode != 0 or missing:
+            # going on would remake them inside the timed run, newer than every finished run
+            # that reads them, and snakemake would redo all of those
+            raise SystemExit(f"timeboxed: the archive's left-out files were not rebuilt "
+                             f"(snakemake exited {done.returncode}; {len(missing)} missing, e.g. "
+                             f"{missing[:1]}): stopping before anything finished is redone")
     now = time.time()
     for name in names:
         if not name.startswith(".snakemake") and Path(name).is_file():
@@ -91,17 +109,14 @@ def unpack(archive: Path, smk: list[str]) -> list[str]:
     return names
 
 
-GRAPH_CACHE_MB = 1.0  # a graph cache larger than this is rebuilt from its dataset, not carried
-
-
-def pack(archive: Path, results: Path, max_mb: float) -> dict:
+def pack(archive: Path, results: Path, max_mb: float, max_graph_mb: float) -> dict:
     files, left_out = [], []
     for root in (results, Path(".snakemake/metadata")):
         for p in sorted(root.rglob("*")) if root.exists() else []:
             if not p.is_file() or p.name.startswith("."):
                 continue
             cache = p.parent == results / "graphs" and p.suffix in (".npz", ".gr")
-            if p.stat().st_size > (GRAPH_CACHE_MB if cache else max_mb) * 2**20:
+            if p.stat().st_size > (max_graph_mb if cache else max_mb) * 2**20:
                 left_out.append(str(p))
             else:
                 files.append(p)
@@ -128,8 +143,10 @@ def main(argv=None) -> int:
     ap.add_argument("--grace-s", type=float, default=60.0,
                     help="stop snakemake this long after the deadline if it still runs")
     ap.add_argument("--max-file-mb", type=float, default=8.0,
-                    help="files larger than this stay out of the archive (rebuilt next time); "
-                         f"graph caches over {GRAPH_CACHE_MB:g} MiB always do")
+                    help="files larger than this stay out of the archive (rebuilt next time)")
+    ap.add_argument("--max-graph-mb", type=float, default=1.0,
+                    help="graph caches larger than this too: rebuilt from their dataset faster "
+                         "than they travel")
     ap.add_argument("--estimate-from", help="a results folder of an earlier run whose recorded "
                     "wall times estimate this one's runs (default: this run's, then the "
                     "committed reference runs)")
@@ -142,11 +159,11 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
     from graphrepro import configs
 
-    if args.resume and Path(args.resume).is_file():
-        names = unpack(Path(args.resume), smk)
-        print(f"timeboxed: resumed {len(names)} files from {args.resume}", flush=True)
     config = configs.load(_configfiles(smk))
     results = Path(config.get("results", "results"))
+    if args.resume and Path(args.resume).is_file():
+        names = unpack(Path(args.resume), smk, results)
+        print(f"timeboxed: resumed {len(names)} files from {args.resume}", flush=True)
     reference = (Path(args.estimate_from) if args.estimate_from
                  else configs.root() / config.get("reference", "reports/reference"))
     estimates = _estimates(config, results, reference)
@@ -170,7 +187,7 @@ def main(argv=None) -> int:
             rc = proc.wait()
     ran_s = time.time() - started
     manifest = ({"packed": 0, "left_out": []} if args.no_pack
-                else pack(Path(args.archive), results, args.max_file_mb))
+                else pack(Path(args.archive), results, args.max_file_mb, args.max_graph_mb))
     asked = {os.path.normpath(a) for a in smk if not a.startswith("-")} & set(estimates)
     left = [p for p in (asked or estimates) if not Path(p).is_file()]
     print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "
