@@ -2,10 +2,11 @@
 # One time-boxed call of reference run 3 (issue 32) on the GPU host, from the repository root,
 # after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
 #   bash reports/run3/device-call.sh MINUTES
-# Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata),
-# .peers (../shared/peers) and .dev/run3 (the last call's state.tar.gz, read only where this
-# machine holds no results of the run yet, i.e. a fresh one). What completed comes back in
-# $OUT/state.tar.gz; snakemake redoes nothing that is done.
+# Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata) and
+# .peers (../shared/peers). A fresh machine starts from what the earlier calls completed, as
+# committed in reports/run3/results/ (graph caches are rebuilt from their datasets first); a
+# warm one goes on from its own results-h100-run3/. What completed comes back in
+# $OUT/state.tar.gz: unpack it over reports/run3/results/ (results-h100-run3/ -> results/).
 set -u
 : "${GRAPHREPRO_COMMIT:?the commit of the tree sent here}" "${OUT:?}"
 export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0
@@ -14,14 +15,16 @@ nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm,temper
     --format=csv > "$OUT/gpu.txt" 2>&1
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } > "$OUT/host.txt" 2>&1
 resume=()
-if [ ! -d results-h100-run3 ] && [ -f .dev/run3/state.tar.gz ]; then
-    resume=(--resume .dev/run3/state.tar.gz)
+if [ ! -d results-h100-run3 ] && [ -d reports/run3/results ]; then
+    tar czf /tmp/run3-resume.tar.gz --transform 's,^reports/run3/results,results-h100-run3,' \
+        reports/run3/results
+    resume=(--resume /tmp/run3-resume.tar.gz)
 fi
 targets=(safari2017_table1 safari2017_table2 safari2017_fig3 safari2017_fig4 safari2017_calnev
          an2017_fig1 an2017_coalescing an2017_fig2 an2017_transfers bench_cpu
          singla_fig7_9 singla_fig8_10 senthilkumar_table senthilkumar_delta senthilkumar_switch
          senthilkumar_iterations frontier_sssp launch_floor standins)
-python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 16 \
+python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 12 \
     --archive "$OUT/state.tar.gz" "${resume[@]}" -- \
     --workflow-profile workflow/profiles/gpu-host --scheduler greedy "${targets[@]}" \
     --configfile config/h100.yaml config/h100-run3.yaml > "$OUT/call.log" 2>&1
