@@ -4,6 +4,9 @@ grids that the block side does not divide, the source-block special case), its G
 its counted block I/O."""
 
 import json
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -207,13 +210,39 @@ def test_cli_prints_times_io_and_check(tmp_path, terrain, capsys):
     assert json.loads(out.read_text())["io"]["block_reads"] > 0
 
 
-def test_memory_cap_is_enforced_in_a_child(tmp_path):
+def _may_make_a_memory_cgroup() -> bool:
+    from graphrepro.solvers.gerritsen2012 import memcap
+
+    found = memcap._own_memory_cgroup()
+    if found is None:
+        return False
+    probe = found[0] / f"graphrepro-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["rlimit", "cgroup"])
+def test_memory_cap_is_enforced_in_a_child(tmp_path, monkeypatch, how):
+    # the cgroup counts the pages of the memory-mapped files too (issue 32); RLIMIT_DATA, where
+    # no cgroup can be made, the heap and private mappings
+    if how == "cgroup" and not _may_make_a_memory_cgroup():
+        pytest.skip("this process may not make a memory cgroup here")
+    monkeypatch.setenv("GRAPHREPRO_MEMCAP", how)
     v = np.random.default_rng(3).integers(0, 50, size=(128, 128))
     path = zgrid(tmp_path, v, "cap")
     sssp_io.phase1(path, tmp_path / "g", 2)
     ok = sssp_io.run_capped(path, tmp_path / "g", 4321, budget_mb=64)
     assert ok["status"] == "ok", ok
-    assert ok["memory_cap"]["rlimit"] == "RLIMIT_DATA"
+    if how == "rlimit":
+        assert ok["memory_cap"]["rlimit"] == "RLIMIT_DATA"
+    else:
+        assert ok["memory_cap"]["rlimit"].startswith("cgroup v")
+        assert 0 < ok["memory_cap"]["peak_mib"] <= 64
+        assert not Path(ok["memory_cap"]["cgroup"]).exists()  # removed when the cap was lifted
     assert ok["memory_cap"]["budget_mib"] == 64
     np.testing.assert_array_equal(sssp_io.read_distances(tmp_path / "g").ravel(),
                                   reference(v, 4321))
@@ -360,7 +389,7 @@ def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, t
          "23", "--workdir", str(tmp_path / "g"), "--memory-cap-mb", "64"],
         capture_output=True, text=True, env=sssp_io.child_env(), timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "memory cap RLIMIT_DATA" in result.stdout
+    assert re.search(r"memory cap (RLIMIT_DATA|cgroup v[12] memory\.\S+) ", result.stdout)
     assert result.stdout.strip().endswith("check ok: every distance equals whole-grid Dijkstra")
 
 

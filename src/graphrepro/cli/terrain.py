@@ -224,7 +224,7 @@ def cmd_io_sssp(args) -> int:
     check = "not checked"
     if "memory_cap" in record:
         sssp_io.lift_memory_cap(record["memory_cap"])  # the check is not the capped algorithm
-        record["memory_cap"].pop("previous_soft")
+        record["memory_cap"].pop("previous_soft", None)
     if not args.no_check and "3" in args.phases:
         dist = sssp_io.read_distances(workdir)
         ref, base = sssp_io.whole_grid_dijkstra(sssp_io.grid_values(args.zgrid), args.source)
@@ -242,8 +242,9 @@ def cmd_io_sssp(args) -> int:
             print(f"{key} {value}")
     if "memory_cap" in record:
         c = record["memory_cap"]
+        peak = f", peak {c['peak_mib']} MiB charged to it" if "peak_mib" in c else ""
         print(f"memory cap {c['rlimit']} {c['limit_mib']} MiB (baseline {c['baseline_mib']} + "
-              f"budget {c['budget_mib']}); max rss {record['max_rss_mib']} MiB")
+              f"budget {c['budget_mib']}{peak}); max rss {record['max_rss_mib']} MiB")
     print(f"check {check}")
     if args.json:
         atomic.write_text(Path(args.json), json.dumps(record, indent=1, default=float) + "\n")

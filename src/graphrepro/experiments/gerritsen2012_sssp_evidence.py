@@ -347,8 +347,14 @@ def cap_check(b: pd.DataFrame) -> str | None:
     if not caps:
         return "phases 2 and 3 recorded no memory cap"
     cap = json.loads(caps[0])
-    rss = pd.to_numeric(capped["max_rss_mib"], errors="coerce")
     limit = float(cap.get("limit_mib", np.nan))
+    if "cgroup" in cap:  # it charged every page touched under the cap, mapped files' too
+        peaks = [json.loads(c).get("peak_mib") for c in caps]
+        if all(p is not None and p <= limit for p in peaks):
+            return None
+        return (f"phases 2 and 3 ran in a memory cgroup of {limit:g} MiB but did not record "
+                f"a peak under it")
+    rss = pd.to_numeric(capped["max_rss_mib"], errors="coerce")
     if rss.notna().all() and np.isfinite(limit) and (rss <= limit).all():
         return None
     others = pd.to_numeric(b[b["impl"] == "gpu (uncapped)"].get("max_rss_mib"), errors="coerce")

@@ -83,11 +83,27 @@ def vm_data_kib() -> int | None:
 
 
 def apply_memory_cap(budget_mb: float) -> dict:
-    """Limit this process's data segment to what it uses now plus ``budget_mb`` (RLIMIT_DATA:
-    heap and private anonymous mappings; the memory-mapped grid and G' files are file-backed and
-    the kernel may evict them, as the thesis's 238 MB machine did with its disk files). Not
+    """Cap what this process uses from now on at ``budget_mb``, as the thesis's 238 MB machine
+    was: in a memory cgroup of its own (``memcap``: its heap and the pages of its memory-mapped
+    grid and G' files alike, the latter reclaimed by the kernel under the limit), where this
+    process may make one; else (the record says why) its data segment at what it uses now plus
+    ``budget_mb`` (RLIMIT_DATA: heap and private mappings, file maps not counted). Not
     RLIMIT_AS: numba and LLVM reserve far more address space than they use. Call after the
     kernels are compiled, so the cap bounds the algorithm, not the compiler."""
+    from .memcap import join_capped_cgroup
+
+    why = "GRAPHREPRO_MEMCAP=rlimit"
+    if os.environ.get("GRAPHREPRO_MEMCAP") != "rlimit":
+        try:
+            return join_capped_cgroup(budget_mb)
+        except OSError as e:
+            why = f"no memory cgroup of its own here ({e})"
+    cap = _rlimit_data_cap(budget_mb)
+    cap["why_not_cgroup"] = why
+    return cap
+
+
+def _rlimit_data_cap(budget_mb: float) -> dict:
     base = vm_data_kib()
     if base is None:
         raise InputError("a memory cap needs Linux (/proc/self/status for the data segment)")
@@ -105,6 +121,11 @@ def apply_memory_cap(budget_mb: float) -> dict:
 
 def lift_memory_cap(cap: dict) -> None:
     """Undo ``apply_memory_cap`` (the whole-grid check is not part of the capped algorithm)."""
+    if "cgroup" in cap:
+        from .memcap import leave_capped_cgroup
+
+        leave_capped_cgroup(cap)
+        return
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     resource.setrlimit(resource.RLIMIT_DATA, (cap["previous_soft"], hard))
 
