@@ -176,6 +176,18 @@ def test_an_interleaved_group_is_one_job_whose_seconds_are_its_runs(tmp_path):
         == pytest.approx(35.0 + plan(_config(), 2, 8, ref, res)["prep_s"])
 
 
+def test_a_resumed_call_builds_the_peers_first_where_a_peers_run_is_done(tmp_path):
+    # built in the timed run instead, the build would be newer than those runs: all redone
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import timeboxed
+
+    (tmp_path / "runs/g").mkdir(parents=True)
+    (tmp_path / "runs/g/lbr@k=4+t=2.csv").write_text("x\n")
+    assert timeboxed._builds(tmp_path) == []
+    (tmp_path / "runs/g/adds.csv").write_text("x\n")
+    assert timeboxed._builds(tmp_path) == [timeboxed.PEERS_BUILT]
+
+
 def test_plan_estimates_from_a_committed_table_where_nothing_was_recorded(tmp_path):
     ref = tmp_path / "ref"
     (ref / "runs/g").mkdir(parents=True)

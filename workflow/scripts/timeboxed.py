@@ -78,6 +78,25 @@ def _estimates(config: dict, results: Path, reference: Path) -> dict:
     return out
 
 
+PEERS_BUILT = "build/peers/manifest.json"  # workflow/rules/peers.smk's output
+
+
+def _builds(results: Path) -> list[str]:
+    """What finished runs read from outside the results folder, made on each machine: the peers'
+    build, where a peer's run is among them (else remade in the timed run, it would be newer
+    than those runs, and snakemake would redo them)."""
+    from graphrepro.errors import InputError
+    from graphrepro.solvers import resolve
+
+    for table in (results / "runs").glob("*/*.csv"):
+        try:
+            if resolve(table.stem.replace("+", ","))[0].document == "peer":
+                return [PEERS_BUILT]
+        except InputError:  # not a run table of this registry: nothing to build for it
+            continue
+    return []
+
+
 def unpack(archive: Path, smk: list[str], results: Path) -> list[str]:
     """Unpack the last call's archive; rebuild what it left out; touch what it held. An archive
     packed by hand (no manifest) still has its graphs rebuilt first: each graph a sources
@@ -87,7 +106,7 @@ def unpack(archive: Path, smk: list[str], results: Path) -> list[str]:
         tar.extractall(".", filter="data")
     manifest = json.loads(Path(MANIFEST).read_text()) if Path(MANIFEST).is_file() else {}
     graphs = [str(results / "graphs" / f"{p.stem}.npz") for p in (results / "sources").glob("*.json")]
-    left_out = [p for p in dict.fromkeys(manifest.get("left_out", []) + graphs)
+    left_out = [p for p in dict.fromkeys(manifest.get("left_out", []) + graphs + _builds(results))
                 if not Path(p).exists()]
     if left_out:
         print(f"timeboxed: rebuilding {len(left_out)} file(s) the archive left out", flush=True)
