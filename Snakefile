@@ -18,14 +18,14 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
 from graphrepro.configcheck import check_config
 from graphrepro.errors import InputError
+from graphrepro.harness.provenance import name_the_run
 
 try:
     check_config(config)  # one line per problem, before any rule is defined or run
 except InputError as e:
     raise WorkflowError(str(e)) from None
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
-if config.get("run_name"):  # every job and GPU worker this run starts records it
-    os.environ["GRAPHREPRO_RUN_NAME"] = config["run_name"]
+name_the_run(config.get("run_name"))  # every job and GPU worker this run starts records it
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"

@@ -135,6 +135,7 @@ def test_workflow_shards_runs_over_two_pretend_gpus(tmp_path):
 results: results
 report: reports/index.html
 reference: {ref}
+run_name: run t
 seed: 1
 measure: {{sources: 4, trials: 1, warmup: 0}}
 graphs:
@@ -174,7 +175,9 @@ targets:
     shard_dir = tmp_path / "sharded" / "results" / "shards" / "road_6x6"
     seen = []
     for prov in sorted(shard_dir.glob("harish.*.provenance.json")):
-        place = json.loads(prov.read_text())["placement"]
+        record = json.loads(prov.read_text())
+        assert record["run_name"] == "run t"  # the config's, through the Snakefile to each job
+        place = record["placement"]
         assert place["bound_from"] == ["0", "1"] and place["cuda_visible_devices"] in ("0", "1")
         seen.append(place["cuda_visible_devices"])
     assert len(seen) == 2

@@ -291,6 +291,13 @@ def run_priority(w):
     return _RUN_PRIORITY.get((w.graph, w.solver), 0)
 
 
+def interleaved_files(graph, ids, shard, suffix):
+    """An interleaved group's tables (or provenance records), of one shard where it has one."""
+    if shard is None:
+        return [f"{RES}/runs/{graph}/{run_file_id(r)}{suffix}" for r in ids]
+    return [f"{RES}/shards/{graph}/{run_file_id(r)}.{shard}{suffix}" for r in ids]
+
+
 def group_priority(graph, run_ids):
     """An interleaved job's priority: the seconds of all its runs (run_priority's measure)."""
     from types import SimpleNamespace

@@ -124,12 +124,6 @@ ruleorder: merge_run_shards > run_solver
 INTERLEAVED = interleaved_groups(config)
 
 
-def _interleaved_files(graph, ids, shard, suffix):
-    if shard is None:
-        return [f"{RES}/runs/{graph}/{run_file_id(r)}{suffix}" for r in ids]
-    return [f"{RES}/shards/{graph}/{run_file_id(r)}.{shard}{suffix}" for r in ids]
-
-
 for _n, (_graph, _ids, _shard) in enumerate(
         (g, ids, i) for g, ids in INTERLEAVED
         for i in (range(SHARDED[g]) if g in SHARDED else [None])):
@@ -142,15 +136,15 @@ for _n, (_graph, _ids, _shard) in enumerate(
             sources=f"{RES}/sources/{_graph}.json",
             calibration=interleaved_calibration(_graph, _ids),
         output:
-            tables=_interleaved_files(_graph, _ids, _shard, ".csv"),
-            provenance=_interleaved_files(_graph, _ids, _shard, ".provenance.json"),
+            tables=interleaved_files(_graph, _ids, _shard, ".csv"),
+            provenance=interleaved_files(_graph, _ids, _shard, ".provenance.json"),
         params:
             py=[*pin_words(timed_device(*_ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
             first=_ids[0],
             rest=list(_ids[1:]),
-            rest_tables=_interleaved_files(_graph, _ids, _shard, ".csv")[1:],
+            rest_tables=interleaved_files(_graph, _ids, _shard, ".csv")[1:],
             calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
             shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
         threads: timed_threads(timed_device(*_ids))

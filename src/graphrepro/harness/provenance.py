@@ -81,6 +81,12 @@ def gpu_info() -> dict:
 
 LAUNCH_PATH = "graphrepro.launch"
 
+def name_the_run(name: str | None) -> None:
+    """Have every process this one starts record ``name`` (config ``run_name``) as its run's."""
+    if name:
+        os.environ["GRAPHREPRO_RUN_NAME"] = str(name)
+
+
 _STATIC: dict = {}  # a GPU worker's machine record, read once (nvidia-smi, git, package metadata)
 
 
