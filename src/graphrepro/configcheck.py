@@ -106,6 +106,10 @@ def semantic_errors(config: dict) -> list[str]:
             if key in g12 and g12[key] not in VARIANTS:
                 errors.append(f"gerritsen2012_mst/{key}: {g12[key]!r} is not one of "
                               f"{', '.join(VARIANTS)}")
+        shards, blocks = g12.get("block_shards", 1), g12.get("blocks", 16)  # (the rule's default)
+        if shards > blocks:  # (checked after the schema: both whole numbers)
+            errors.append(f"gerritsen2012_mst/block_shards: {shards} shards of {blocks} blocks: "
+                          "at most one shard a block")
         for key in ("terrain", "phases_terrain", "full_terrain"):
             if key in g12 and g12[key] not in terrains:
                 errors.append(f"gerritsen2012_mst/{key}: terrain {g12[key]!r} is not defined "

@@ -73,4 +73,14 @@ def measured_files(name: str, config: dict) -> list[str]:
     res = config.get("results", "results")
     run_ids = settings.get("runs") or list(target.solvers)
     files = [f"{res}/runs/{g}/{run_file_id(r)}.csv" for g in settings.get("graphs") or [] for r in run_ids]
-    return files + [f"{res}/benchmarks/{b}.csv" for b in target.benchmarks]
+    # chapter 3's block tables in shards: forcing the merged table would only merge again
+    shards = int((config.get("gerritsen2012_mst") or {}).get("block_shards", 1))
+    return files + [f"{res}/shards/benchmarks/{b}.{i}.csv" if shards > 1 and _block_table(b)
+                    else f"{res}/benchmarks/{b}.csv"
+                    for b in target.benchmarks for i in range(shards if _block_table(b) else 1)]
+
+
+def _block_table(bench: str) -> bool:
+    from .solvers.gerritsen2012.mst_measure import VARIANTS
+
+    return bench.removeprefix("gerritsen2012_mst_") in VARIANTS

@@ -201,6 +201,27 @@ def pin_cpus(env=None, wait_s: float = 600.0, poll_s: float = 0.2) -> list[int] 
     return cpus
 
 
+def last_level_caches(cpus=None) -> list[str] | None:
+    """The cores sharing each last-level cache of ``cpus`` (default: this process's), as the
+    kernel lists them ('0-15'): one-core timings side by side share that cache where their
+    lists are one. None where sysfs does not say."""
+    found = set()
+    for cpu in sorted(os.sched_getaffinity(0) if cpus is None else cpus):
+        levels = []
+        for index in Path(f"/sys/devices/system/cpu/cpu{cpu}/cache").glob("index*"):
+            try:
+                kind = (index / "type").read_text().strip()
+                if kind != "Instruction":
+                    levels.append((int((index / "level").read_text()),
+                                   (index / "shared_cpu_list").read_text().strip()))
+            except (OSError, ValueError):
+                continue
+        if not levels:
+            return None
+        found.add(max(levels)[1])
+    return sorted(found) or None
+
+
 def process_age_s() -> float | None:
     """Seconds since this process started (the kernel's start time, so the interpreter's own
     start and imports count), or None where /proc does not say."""

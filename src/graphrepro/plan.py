@@ -8,6 +8,9 @@ Each timed run's seconds come from the best record there is, said in its `basis`
 - `estimated`: a committed run table under the reference folder (no wall time recorded there):
   its median solve per source times the passes the config asks for, plus a fixed part;
 - `unknown`: neither; a default per job, counted and said.
+gerritsen2012 chapter 3's per-block jobs (``plan_blocks``) are planned alike, their blocks in
+place of sources: recorded in the provenance of their shards (``results/shards/benchmarks/``),
+else estimated from a committed per-block table.
 A graph's preparation is its reference distances (the sources record's `reference_ms`, spread
 over the preparation threads). The wall time is a list schedule: GPU jobs on the GPUs, longest
 first once their graph is ready; CPU-timed jobs one at a time on their own cores.
@@ -35,7 +38,8 @@ class PlannedRun:
     basis: str           # recorded, estimated or unknown
     shards: int = 1
     one_core: bool = False  # a CPU timing on one core: host_cpu_slots may run several at once
-    sources: int = 6        # its graph's sources (configs.sources_of)
+    sources: int = 6        # its graph's sources (configs.sources_of); a block job's blocks
+    kind: str = "run"       # or "blocks": a chapter-3 block job (graph "benchmarks", no references)
 
     def job_seconds(self, sources: int | None = None) -> list[float]:
         """The seconds of each of the run's jobs (one per shard), over its graph's sources."""
@@ -46,14 +50,15 @@ class PlannedRun:
                 for i in range(self.shards)]
 
 
-def _rates_from_job(jobs: list[dict]) -> tuple[float, float] | None:
-    """(fixed seconds per job, seconds per source) from recorded ``job`` records."""
-    jobs = [j for j in jobs if isinstance(j, dict) and j.get("wall_s") and j.get("sources")]
+def _rates_from_job(jobs: list[dict], per: str = "sources") -> tuple[float, float] | None:
+    """(fixed seconds per job, seconds per source, or per ``per``) from recorded ``job``
+    records."""
+    jobs = [j for j in jobs if isinstance(j, dict) and j.get("wall_s") and j.get(per)]
     if not jobs:
         return None
-    per_source = [(j.get("count_s", 0) + j.get("timed_s", 0) + j.get("verify_s", 0)) / j["sources"]
+    per_source = [(j.get("count_s", 0) + j.get("timed_s", 0) + j.get("verify_s", 0)) / j[per]
                   for j in jobs]
-    fixed = [j["wall_s"] - p * j["sources"] for j, p in zip(jobs, per_source)]
+    fixed = [j["wall_s"] - p * j[per] for j, p in zip(jobs, per_source)]
     return sum(fixed) / len(fixed), sum(per_source) / len(per_source)
 
 
@@ -139,13 +144,96 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None,
     return out
 
 
+# A block's first trial is verified (Kruskal on the block, and a GPU step's tie check), outside
+# its timed parts: about a fifth of its time more (0.84 s of parts over the ten versions, about
+# 1 s a block in all on the GPU host).
+VERIFY_SHARE = 0.2
+
+
+def _block_jobs(results: Path, reference: Path, name: str) -> list[dict]:
+    """The recorded ``job`` of every shard of benchmark ``name``, in this run and the reference
+    (a results folder, with --estimate-from): finished shards (the rest of a resumed run's are
+    predicted from them) and merged tables' records."""
+    paths = []
+    for folder in (results, reference):
+        paths += sorted((folder / "shards" / "benchmarks").glob(f"{name}.*.provenance.json"))
+        paths.append(folder / "benchmarks" / f"{name}.provenance.json")
+    jobs = []
+    for path in paths:
+        try:
+            record = json.loads(path.read_text()) if path.is_file() else {}
+        except (OSError, json.JSONDecodeError):
+            continue
+        jobs += [s.get("job") for s in (record.get("shards") or [record]) if isinstance(s, dict)]
+    return [j for j in jobs if isinstance(j, dict)]
+
+
+def _block_estimate(path: Path, side: int, trials: int):
+    """From a committed per-block table of the same block side: its mean per-block time times
+    the trials, and the verification of the first."""
+    if not path.is_file():
+        return None
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(path)
+    except (OSError, ValueError):
+        return None
+    if "total_ms" not in df or "status" not in df:
+        return None
+    ok = df[(df["status"] == "ok") & (df["block_side"] == side)]
+    if ok.empty:
+        return None
+    per_block = float(ok.groupby("block")["total_ms"].median().mean()) / 1e3
+    per_block *= trials + VERIFY_SHARE
+    return FIXED_S + per_block, per_block  # the warm-up: one block, verified
+
+
+def plan_blocks(config: dict, reference: Path, results: Path | None = None,
+                targets=None) -> list[PlannedRun]:
+    """gerritsen2012 chapter 3's per-block jobs (`mst-blocks`), one per version a ready target
+    reads, in ``block_shards`` shards: a shard's seconds are a fixed part and its share of the
+    blocks, so the version's estimate over N and each shard's start-up and warm-up."""
+    from .experiments import get_target
+    from .solvers.gerritsen2012.mst_measure import VARIANTS, is_gpu
+
+    g12 = config.get("gerritsen2012_mst") or {}
+    # the rule's defaults (workflow/rules/gerritsen2012.smk)
+    side, blocks = int(g12.get("block_side", 32)), int(g12.get("blocks", 16))
+    trials, shards = int(g12.get("trials", 1)), int(g12.get("block_shards", 1))
+    results = Path(results or config.get("results", "results"))
+    seen, out = set(), []
+    for name, tcfg in (config.get("targets") or {}).items():
+        target = get_target(name)
+        if not target.ready or (targets and name not in targets):
+            continue
+        for bench in target.benchmarks:
+            variant = bench.removeprefix("gerritsen2012_mst_")
+            if variant not in VARIANTS or bench in seen:
+                continue
+            seen.add(bench)
+            jobs = [j for j in _block_jobs(results, reference, bench)
+                    if j.get("block_side") == side and j.get("trials") == trials]
+            rates, basis = _rates_from_job(jobs, per="blocks"), "recorded"
+            if rates is None:
+                rates = _block_estimate(reference / "benchmarks" / f"{bench}.csv", side, trials)
+                basis = "estimated"
+            if rates is None:
+                rates, basis = (UNKNOWN_S, 0.0), "unknown"
+            gpu = any(is_gpu(r) for r in VARIANTS[variant])
+            out.append(PlannedRun(name, "benchmarks", bench, "gpu" if gpu else "cpu", rates[0],
+                                  rates[1], basis, shards, one_core=not gpu and shards > 1,
+                                  sources=blocks, kind="blocks"))
+    return out
+
+
 def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
                       results: Path | None = None) -> dict:
     """{graph: CPU-seconds of its reference distances} for every graph a planned run uses."""
     results = Path(results or config.get("results", "results"))
     out = {}
     for run in runs:
-        if run.graph in out:
+        if run.graph in out or run.kind != "run":
             continue
         ms = None
         for folder in (results, reference):
@@ -168,9 +256,10 @@ def schedule(runs: list[PlannedRun], gpus: int, prep_threads: int,
     ready) and its CPU-timed jobs on their own cores: one-core ones on the first of
     ``cpu_slots`` free slots, parallel ones alone once every slot is free."""
     ready, t = {}, 0.0
-    for graph in dict.fromkeys(r.graph for r in runs):  # in the order the runs name them
+    for graph in dict.fromkeys(r.graph for r in runs if r.kind == "run"):  # in their order
         t += reference_s.get(graph, 0.0) / max(1, prep_threads)
         ready[graph] = t
+    ready = {r.graph: ready.get(r.graph, 0.0) for r in runs}  # a block job: no references
     gpu_jobs = sorted(((ready[r.graph], -s, s) for r in runs if r.device == "gpu"
                        for s in r.job_seconds()))
     free = [0.0] * max(1, gpus)
@@ -215,7 +304,8 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
          timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time."""
     sources = int(config.get("measure", {}).get("sources", 6))
-    runs = plan_runs(config, reference, results, targets)
+    runs = plan_runs(config, reference, results, targets) + plan_blocks(config, reference, results,
+                                                                        targets)
     timed_cores = timed_cores or max(1, min(16, cores // 4))
     prep_threads = max(1, cores - timed_cores - gpus)
     refs = reference_seconds(config, runs, reference, results)

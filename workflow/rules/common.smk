@@ -307,7 +307,9 @@ def group_priority(graph, run_ids):
 
 
 def _expected_seconds():
-    """{(graph, run file id): seconds of its longest job}."""
+    """{(graph, run file id): seconds of its longest job}; a benchmark's (chapter 3's block
+    jobs) under ("benchmarks", its name), from results/benchmarks/NAME.csv or its shards
+    results/shards/benchmarks/NAME.I.csv, as a run's shards are named."""
     from pathlib import Path
 
     out = {}
@@ -323,9 +325,10 @@ def _expected_seconds():
             key = (path.parent.name, name)
             out[key] = max(out.get(key, 0), max(1, round(secs)))
         return out
-    from graphrepro.plan import plan_runs
+    from graphrepro.plan import plan_blocks, plan_runs
 
-    for r in plan_runs(config, Path(REFERENCE), Path(RES)):
+    for r in [*plan_runs(config, Path(REFERENCE), Path(RES)),
+              *plan_blocks(config, Path(REFERENCE), Path(RES))]:
         out[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds())))
     return out
 
@@ -532,6 +535,30 @@ def g12_uses_gpu(variant):
 # (gerritsen2012.smk)
 def g12_device(variant):
     return "gpu" if g12_uses_gpu(variant) else "cpu"
+
+
+# (gerritsen2012.smk)
+def g12_shard_device(variant):
+    """What a shard of a version's blocks holds while timed: a CPU version (every step on the CPU,
+    one thread) is a one-core timing, so host_cpu_slots=K times K shards side by side, each on a
+    core of its own; a GPU version's shard is an ordinary GPU-timed job, one a GPU at once, its
+    CPU reduce step (where it has one) on the job's host thread, on the untimed cores, as the
+    unsharded job's is."""
+    return "cpu1" if g12_device(variant) == "cpu" else "gpu"
+
+
+# (gerritsen2012.smk)
+def g12_shard_files(variant, suffix):
+    return [f"{RES}/shards/benchmarks/gerritsen2012_mst_{variant}.{i}{suffix}"
+            for i in range(G12_SHARDS)]
+
+
+# (gerritsen2012.smk)
+def g12_priority(w):
+    """As run_priority: on a GPU host the longest block jobs (the plan's seconds) start first."""
+    from types import SimpleNamespace
+
+    return run_priority(SimpleNamespace(graph="benchmarks", solver=f"gerritsen2012_mst_{w.variant}"))
 
 
 # (gerritsen2012.smk)

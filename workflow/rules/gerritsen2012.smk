@@ -3,6 +3,11 @@
 from graphrepro.solvers.gerritsen2012.mst_measure import VARIANTS as G12_VARIANTS, is_gpu
 
 G12 = config.get("gerritsen2012_mst") or {}
+# `block_shards: N` > 1 times each version's blocks in N jobs (every N-th block a job), merged
+# into the one table per version before any table reads it, as a graph's `shards:` are.
+G12_SHARDS = int(G12.get("block_shards", 1))
+G12_BLOCK_ARGS = option_args({"block_side": G12.get("block_side", 32),
+                              "blocks": G12.get("blocks", 16), "trials": G12.get("trials", 1)})
 
 
 rule gerritsen2012_mst_blocks:
@@ -16,9 +21,9 @@ rule gerritsen2012_mst_blocks:
     params:
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
-        args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16),
-                          "trials": G12.get("trials", 1)}),
+        args=G12_BLOCK_ARGS,
     threads: lambda w: timed_threads(g12_device(w.variant))
+    priority: g12_priority
     resources:
         **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     log:
@@ -28,6 +33,62 @@ rule gerritsen2012_mst_blocks:
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
         "{params.args:q} --output {output:q} 2> {log:q}"
+
+
+rule gerritsen2012_mst_blocks_shard:
+    """One shard of a version's centre blocks (block_shards: N); its record says where it ran."""
+    input:
+        g12_terrain("terrain"),
+    output:
+        table=f"{RES}/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.csv",
+        provenance=f"{RES}/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
+    wildcard_constraints:
+        variant="|".join(G12_VARIANTS),
+        shard=r"\d+",
+    params:
+        # a CPU version's shard is a one-core timing ("cpu1": g12_shard_device, common.smk)
+        py=lambda w: [*pin_words(g12_shard_device(w.variant)), *PY],
+        args=G12_BLOCK_ARGS,
+        shard=lambda w: f"{w.shard}/{G12_SHARDS}",
+    threads: lambda w: timed_threads(g12_shard_device(w.variant))
+    priority: g12_priority
+    resources:
+        **timed(lambda w: g12_shard_device(w.variant), terrain_mem_mb),
+    log:
+        f"{RES}/logs/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+    conda:
+        lambda w: conda_env(g12_device(w.variant))
+    shell:
+        "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
+        "{params.args:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
+
+
+localrules:
+    gerritsen2012_mst_blocks_merge,
+
+
+rule gerritsen2012_mst_blocks_merge:
+    """A version's block shards as its one table, checked, saying how its blocks were timed."""
+    input:
+        tables=lambda w: g12_shard_files(w.variant, ".csv"),
+        provenance=lambda w: g12_shard_files(w.variant, ".provenance.json"),  # read beside each
+    output:
+        table=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
+        provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
+    wildcard_constraints:
+        variant=_one_of(G12_VARIANTS if G12_SHARDS > 1 else []),
+    params:
+        py=PY,
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.merge.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "{params.py:q} -m graphrepro merge-blocks {input.tables:q} --output {output.table:q} "
+        "2> {log:q}"
+
+
+ruleorder: gerritsen2012_mst_blocks_merge > gerritsen2012_mst_blocks
 
 
 rule gerritsen2012_mst_io_sweep:

@@ -54,21 +54,25 @@ def _without_targets(smk_args: list[str]) -> list[str]:
 
 
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
-    """{output path: seconds} for every timed run and shard of the config."""
-    from graphrepro.plan import interleaved_groups, plan_runs
+    """{output path: seconds} for every timed run and shard of the config, and every job (or
+    shard) of gerritsen2012 chapter 3's blocks."""
+    from graphrepro.plan import interleaved_groups, plan_blocks, plan_runs
     from graphrepro.solvers import run_file_id
 
-    def paths(graph, run_id, shards):
+    def paths(graph, run_id, shards, whole="runs"):
         name = run_file_id(run_id)
         if shards > 1:
             return [os.path.normpath(results / "shards" / graph / f"{name}.{i}.csv")
                     for i in range(shards)]
-        return [os.path.normpath(results / "runs" / graph / f"{name}.csv")]
+        return [os.path.normpath(results / whole / graph / f"{name}.csv")]
 
     out, planned = {}, {}
     for run in plan_runs(config, reference, results):
         planned[(run.graph, run.run_id)] = run
         out.update(zip(paths(run.graph, run.run_id, run.shards), run.job_seconds()))
+    # benchmarks/NAME.csv, or its shards shards/benchmarks/NAME.I.csv (graph "benchmarks")
+    for job in plan_blocks(config, reference, results):
+        out.update(zip(paths(job.graph, job.run_id, job.shards, whole=""), job.job_seconds()))
     # an interleaved group is one job, started under its first run's output: it needs them all
     for graph, ids in interleaved_groups(config):
         runs = [planned[(graph, r)] for r in ids if (graph, r) in planned]

@@ -19,7 +19,7 @@ __all__ = ["build_parser", "load_graph", "main"]
 # `--help` lists the commands in this order, older than the families, so it is kept by hand.
 _COMMANDS = (
     solve.add_solve, solve.add_solvers, solve.add_mst,
-    terrain.add_mst_blocks, terrain.add_mst_io,
+    terrain.add_mst_blocks, terrain.add_merge_blocks, terrain.add_mst_io,
     native.add_build_native, native.add_build_peers, native.add_launch_floor,
     experiments.add_targets, experiments.add_rerun,
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
@@ -67,12 +67,13 @@ def main(argv=None) -> int:
         _check_outputs(args)
         if args.command == "worker":
             args.main = main  # the worker runs each job it is handed through main()
-        if args.command == "run":
+        if args.command in ("run", "mst-blocks"):
             from .. import client
 
             if client.past_deadline(args.output):
                 return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
-            if client.enabled():  # handed to this GPU's worker (`__main__` does it sooner)
+            # a run is handed to this GPU's worker (`__main__` does it sooner)
+            if args.command == "run" and client.enabled():
                 return client.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:

@@ -31,13 +31,31 @@ def zgrid_args(sp):
 
 def cmd_mst_blocks(args) -> int:
     """gerritsen2012 Tables 3.1-3.5, 3.7, Fig. 3.6: phase 1 on the centre blocks, parts timed."""
+    from ..placement import process_age_s
+
+    started, t0 = process_age_s(), time.perf_counter()
     from ..solvers.gerritsen2012.mst_measure import measure_blocks
 
+    shard = None
+    if args.shard:
+        from ..harness.shards import parse_shard
+
+        shard = parse_shard(args.shard)
     table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
                            reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
-                           trials=args.trials, warmup=args.warmup,
+                           trials=args.trials, warmup=args.warmup, shard=shard,
                            log=lambda m: print(m, file=sys.stderr))
-    atomic.write_csv(table, args.output)
+    out = atomic.write_csv(table, args.output)
+    if shard is not None:  # the merge says from these where and when each shard was timed
+        from ..harness import provenance
+        from ..harness.block_shards import shard_record
+
+        settings = {"zgrid": args.zgrid, "variant": args.variant, "step": args.step,
+                    "reduce": args.reduce, "block_side": args.block_side, "blocks": args.blocks,
+                    "trials": args.trials, "warmup": args.warmup, "shard": args.shard}
+        record = shard_record(provenance(settings), table, settings=settings, started_s=started,
+                              wall_s=time.perf_counter() - t0)
+        atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
     return 0
 
 
@@ -47,7 +65,31 @@ def add_mst_blocks(sub) -> None:
     zgrid_args(sp)
     sp.add_argument("--blocks", type=int, required=True, help="centre blocks (the thesis: 10,000)")
     sp.add_argument("--warmup", type=int, default=1)
+    sp.add_argument("--shard", metavar="I/N",
+                    help="time only shard I (from 0) of N: every N-th of the centre blocks from "
+                         "the I-th (a provenance record beside the table; `merge-blocks` joins "
+                         "the N)")
     sp.set_defaults(func=cmd_mst_blocks)
+
+
+def cmd_merge_blocks(args) -> int:
+    from ..harness.block_shards import merge_block_shards
+
+    table, record = merge_block_shards(args.shards)
+    out = atomic.write_csv(table, args.output)
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    if record.get("timed_as"):
+        print(f"{out}: {record['timed_as']}", file=sys.stderr)
+    return 0
+
+
+def add_merge_blocks(sub) -> None:
+    sp = sub.add_parser("merge-blocks", help="gerritsen2012 ch. 3: one version's `mst-blocks "
+                        "--shard` tables as one table, checked, saying how they were timed")
+    sp.add_argument("shards", nargs="+", help="tables written by `mst-blocks --shard I/N`, "
+                                              "I = 0..N-1 (each with its provenance beside it)")
+    sp.add_argument("--output", required=True, help="the version's table (its provenance beside)")
+    sp.set_defaults(func=cmd_merge_blocks)
 
 
 def cmd_mst_io(args) -> int:

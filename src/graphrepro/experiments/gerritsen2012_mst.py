@@ -27,7 +27,8 @@ from .gerritsen2012_mst_evidence import (evidence_fig3_6, evidence_table3_1, evi
                                          evidence_table3_3, evidence_table3_4, evidence_table3_5,
                                          evidence_table3_6, evidence_table3_7, evidence_table3_8)
 from .gerritsen2012_mst_measured import (PARTS, PHASES, PHASES_FULL, SWEEP, bench, fastest_version,
-                                         not_run_reason, per_block, phase_times, stats, variant_table)
+                                         not_run_reason, per_block, phase_times, stats, timed_as,
+                                         timing_note, variant_table)
 from .registry import Target, target
 
 DOC = "gerritsen2012"
@@ -63,7 +64,9 @@ def _setting(benchmarks: dict | None, variants) -> str:
             r = df.iloc[0]
             grid = r.get("grid", "")
             blocks = r.get("blocks", "")
-            return f"{grid}: {blocks} centre blocks of {int(r['block_side'])}^2"
+            timing = timing_note(benchmarks, variants)
+            return (f"{grid}: {blocks} centre blocks of {int(r['block_side'])}^2"
+                    + (f"; {timing}" if timing else ""))
     return ""
 
 
@@ -230,6 +233,9 @@ def compare_table3_7(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
                      "claim_id": "t37.speedup" if what == "Average" else "", "note": ""})
     rows[-1]["note"] = (f"fastest CPU version: {cpu[0] if cpu else '-'}; fastest GPU version: "
                         f"{gpu[0] if gpu else NOT_RUN_NO_GPU}")
+    timing = timing_note(benchmarks, [cpu[0] if cpu else None, gpu[0] if gpu else None])
+    if timing:
+        rows[-1]["note"] += f"; {timing}"
     return pd.DataFrame(rows)
 
 
@@ -275,6 +281,10 @@ def compare_fig3_6(runs, stats_, published, benchmarks=None) -> pd.DataFrame:
                                         "arrays, so the MST and the side-file writes (other) "
                                         "outweigh them")
             break
+    for i, version in parts["version"].items():
+        timing = timed_as(variant_table(benchmarks, version))
+        if timing:
+            parts.at[i, "note"] = "; ".join(x for x in (parts.at[i, "note"], timing) if x)
     parts["dead ends + contraction share"] = parts["dead ends + contraction share"].map(
         lambda x: f"{x:.0f}%")
     return parts

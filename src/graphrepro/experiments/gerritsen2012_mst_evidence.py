@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..claims.rule import Bootstrap, Exact, Fit, Spread, Untestable
 from .gerritsen2012_mst_measured import (PARTS, PHASES, SWEEP, bench, fastest_version, not_run_reason,
-                                         per_block, phase_times, variant_table)
+                                         per_block, phase_times, timing_note, variant_table)
 
 
 def _data(benchmarks, *names) -> str:
@@ -26,8 +26,10 @@ def _data(benchmarks, *names) -> str:
             continue
         grid = str(df["grid"].iloc[0])
         if "blocks" in df:
+            # how each version's blocks were timed, where sharded (not one at a time)
+            timing = timing_note(benchmarks, [n.removeprefix("gerritsen2012_mst_") for n in names])
             return f"terrain {grid}: {int(df['blocks'].iloc[0])} centre blocks of " \
-                   f"{int(df['block_side'].iloc[0])}^2"
+                   f"{int(df['block_side'].iloc[0])}^2" + (f"; {timing}" if timing else "")
         sides = sorted(pd.to_numeric(df["side"], errors="coerce").dropna().astype(int).unique())
         span = f"{sides[0]}^2" if sides[0] == sides[-1] else f"s {sides[0]}^2..{sides[-1]}^2"
         return f"terrain {grid}: centre crop" + (span if span.startswith("s") else f" {span}")
@@ -69,7 +71,7 @@ def gain(benchmarks, base: str, new: str, statistic=_gain):
     trials = int(variant_table(benchmarks, new).groupby("block").size().median())
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=statistic, units="blocks",
                      n=f"{len(p)} blocks x {trials} trial{'s' * (trials != 1)}",
-                     data=_data(benchmarks, new),
+                     data=_data(benchmarks, new, base),
                      detail=f"{base} {p['a'].mean():.3g} ms, {new} {p['b'].mean():.3g} ms per block")
 
 
@@ -79,7 +81,8 @@ def _cpu_wins(benchmarks):
         return gone
     p = _paired(benchmarks, "cpu_baseline", "gpu_baseline")
     wins = int((p["a"] < p["b"]).sum())
-    return Exact(values=[wins], n=f"{len(p)} blocks", data=_data(benchmarks, "gpu_baseline"),
+    data = _data(benchmarks, "gpu_baseline", "cpu_baseline")
+    return Exact(values=[wins], n=f"{len(p)} blocks", data=data,
                  detail=f"the CPU version is faster on {wins} of {len(p)} blocks; the slowest GPU "
                         f"block {p['b'].max():.3g} ms, the slowest CPU block {p['a'].max():.3g} ms")
 

@@ -20,6 +20,26 @@ def variant_table(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
     return (benchmarks or {}).get(bench(variant))
 
 
+def timed_as(df: pd.DataFrame | None) -> str:
+    """How a version's blocks were timed where not as the thesis did (one at a time, in one
+    job): the sentence `merge-blocks` put on a sharded table's first row; '' otherwise."""
+    if df is None or "timed_as" not in df:
+        return ""
+    said = df["timed_as"].dropna()
+    return str(said.iloc[0]) if len(said) else ""
+
+
+def timing_note(benchmarks: dict | None, variants) -> str:
+    """The named versions' ``timed_as``, as "version and version: sentence", joined; '' where
+    none was sharded (the tables then read as before)."""
+    by_text: dict = {}
+    for v in dict.fromkeys(variants):
+        text = timed_as(variant_table(benchmarks, v)) if v else ""
+        if text:
+            by_text.setdefault(text, []).append(v)
+    return "; ".join(f"{' and '.join(vs)}: {text}" for text, vs in by_text.items())
+
+
 def not_run_reason(df: pd.DataFrame | None) -> str | None:
     """None when the variant ran, else why not."""
     if df is None:

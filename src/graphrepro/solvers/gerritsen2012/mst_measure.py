@@ -4,7 +4,8 @@
   contraction, side-file writes) on the centre blocks of a converted grid, one variant (a
   per-block step and a reduce step, each a run id ``name@k=v``), the five parts timed per block.
   The thesis ran the 10,000 centre blocks of 256 x 256 of the 40 ft grid, 16 x 16 threads per GPU
-  block; block side and count are arguments here.
+  block; block side and count are arguments here, and a job may time one shard of them
+  (``shard_blocks``; merged by ``harness.block_shards``).
 - ``measure_io``: Tables 3.6 and 3.8: the whole I/O-efficient MST on a grid (or its centre
   crop), phase times and block transfers.
 
@@ -69,6 +70,17 @@ def centre_blocks(rows: int, cols: int, side: int, b: int, count: int) -> list[t
     return [(int(bx.ravel()[i]), int(by.ravel()[i])) for i in chosen]
 
 
+def shard_blocks(count: int, shard: tuple[int, int]) -> range:
+    """The indices (into the centre blocks, nearest first) that shard (I, N) times: every N-th
+    from I. Strided, not contiguous as a run's source shards are (those are drawn at random):
+    the blocks come in rings around the centre, and what a block costs follows its ring (the
+    40 ft grid's 10,000 centre blocks of 256^2 reach past its 49 x 68 blocks into the padding,
+    flat zeros), so each shard gets a like share of every ring: a difference between the devices
+    or cores the shards ran on is not one between rings, and the shards take about as long."""
+    i, n = shard
+    return range(i, count, n)
+
+
 def _resolve(run_id: str, table: dict):
     name, params = parse_run_id(run_id)
     return step(table, name), {k: _typed(v) for k, v in params.items()}
@@ -97,7 +109,11 @@ def verify_block(values, bm, *, where: str, tie_check: bool) -> None:
 
 def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None = None,
                    reduce: str | None = None, block_side: int, blocks: int, trials: int = 1,
-                   warmup: int = 1, log=print) -> pd.DataFrame:
+                   warmup: int = 1, shard: tuple[int, int] | None = None,
+                   log=print) -> pd.DataFrame:
+    """One row per (block, trial); ``shard`` (I, N): only the blocks of ``shard_blocks``, each row
+    keeping the block's index among all the chosen ones and saying its shard ("I/N"). The
+    table's ``attrs["timed_unix"]`` is when the first timed block began and the last ended."""
     if variant is not None:
         if variant not in VARIANTS:
             raise InputError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
@@ -110,10 +126,17 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
     if b < 2 or b > zb.side or b & (b - 1):
         raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
     chosen = centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)
+    mine = list(enumerate(chosen))
+    if shard is not None:
+        mine = [mine[i] for i in shard_blocks(len(chosen), shard)]
+        if not mine:  # no warm-up block, no rows: a config asking for more shards than blocks
+            raise InputError(f"shard {shard[0]}/{shard[1]} of {len(chosen)} centre blocks is "
+                             f"empty: at most {len(chosen)} shards")
     device = "gpu" if is_gpu(per_block) or is_gpu(reduce) else "cpu"
     base = {"variant": variant or f"{per_block}+{reduce}", "per_block": per_block,
             "reduce": reduce, "device": device, "block_side": b, "blocks": len(chosen),
-            "grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols}
+            "grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
+            **({"shard": f"{shard[0]}/{shard[1]}"} if shard is not None else {})}
 
     def not_run(status: str) -> pd.DataFrame:
         log(f"{base['variant']}: {status}")
@@ -150,8 +173,9 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
 
         try:
             for _ in range(warmup):  # compiles, warms caches; verified, not recorded
-                one(*chosen[0], True)
-            for i, (bx, by) in enumerate(chosen):
+                one(*mine[0][1], True)
+            timed_from = time.time()
+            for i, (bx, by) in mine:
                 for trial in range(trials):
                     row = one(bx, by, trial == 0)
                     row["total"] = sum(row[p] for p in PARTS)
@@ -162,8 +186,10 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
         except InputError as e:  # the step cannot represent this grid (e.g. weights > 10 bits)
             return not_run(f"refused: {e}")
     table = pd.DataFrame(rows)
+    table.attrs["timed_unix"] = [timed_from, time.time()]
     avg = table.groupby("block")["total_ms"].median()
-    log(f"{base['variant']}: {len(chosen)} blocks of {b}^2, per block min {avg.min():.2f} "
+    which = f" (shard {base['shard']} of {len(chosen)})" if shard is not None else ""
+    log(f"{base['variant']}: {len(mine)} blocks of {b}^2{which}, per block min {avg.min():.2f} "
         f"avg {avg.mean():.2f} max {avg.max():.2f} ms, verified")
     return table
 
