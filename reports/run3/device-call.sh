@@ -2,6 +2,11 @@
 # One time-boxed call of reference run 3 (issue 32) on the GPU host, from the repository root,
 # after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
 #   bash reports/run3/device-call.sh MINUTES
+# RUN3_TARGETS (words) replaces the targets below, e.g. the GPU versions' chapter-3 block shards
+# beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards". RUN3_CONFIG adds snakemake
+# --config words (which replace the gpu-host profile's: restate host_gpus=auto), e.g.
+# "host_gpus=auto host_timed_cores=16 host_cpu_slots=16" for the CPU versions' block shards,
+# timed side by side.
 # Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata) and
 # .peers (../shared/peers). A fresh machine starts from what the earlier calls completed, as
 # committed in reports/run3/results/ (graph caches are rebuilt from their datasets first); a
@@ -20,14 +25,37 @@ if [ ! -d results-h100-run3 ] && [ -d reports/run3/results ]; then
         reports/run3/results
     resume=(--resume /tmp/run3-resume.tar.gz)
 fi
-targets=(safari2017_table1 safari2017_table2 safari2017_fig3 safari2017_fig4 safari2017_calnev
-         an2017_fig1 an2017_coalescing an2017_fig2 an2017_transfers bench_cpu
-         singla_fig7_9 singla_fig8_10 senthilkumar_table senthilkumar_delta senthilkumar_switch
-         senthilkumar_iterations frontier_sssp launch_floor standins)
+main=(safari2017_table1 safari2017_table2 safari2017_fig3 safari2017_fig4 safari2017_calnev
+      an2017_fig1 an2017_coalescing an2017_fig2 an2017_transfers bench_cpu
+      singla_fig7_9 singla_fig8_10 senthilkumar_table senthilkumar_delta senthilkumar_switch
+      senthilkumar_iterations frontier_sssp launch_floor standins)
+g12_ch3=(gerritsen2012_table3_1 gerritsen2012_table3_2 gerritsen2012_table3_3
+         gerritsen2012_table3_4 gerritsen2012_table3_5 gerritsen2012_fig3_6 gerritsen2012_table3_7)
+g12_ch5=(gerritsen2012_table5_1 gerritsen2012_table5_2 gerritsen2012_table5_3 gerritsen2012_table5_4
+         gerritsen2012_table5_5 gerritsen2012_table5_7 gerritsen2012_table3_6 gerritsen2012_table3_8
+         results-h100-run3/standins/terrain_compare.csv)
+g12_shards=$(awk '/^ *block_shards:/ {print $2}' config/h100-run3.yaml)
+targets=()
+for word in ${RUN3_TARGETS:-main}; do
+    case $word in
+        main) targets+=("${main[@]}") ;;
+        g12-ch3) targets+=("${g12_ch3[@]}") ;;
+        g12-ch5) targets+=("${g12_ch5[@]}") ;;
+        g12-gpu-shards)  # the GPU versions' block shards alone: no CPU timing beside the main ones
+            for v in gpu_baseline gpu_mark gpu_prealloc gpu_reduce gpu64_prealloc gpu64_reduce; do
+                for ((i = 0; i < g12_shards; i++)); do
+                    targets+=("results-h100-run3/shards/benchmarks/gerritsen2012_mst_$v.$i.csv")
+                done
+            done ;;
+        *) targets+=("$word") ;;
+    esac
+done
+extra=()
+[ -n "${RUN3_CONFIG:-}" ] && extra=(--config ${RUN3_CONFIG})
 python3 workflow/scripts/timeboxed.py --minutes "$minutes" --grace-s 40 --max-file-mb 12 \
     --archive "$OUT/state.tar.gz" "${resume[@]}" -- \
     --workflow-profile workflow/profiles/gpu-host --scheduler greedy "${targets[@]}" \
-    --configfile config/h100.yaml config/h100-run3.yaml > "$OUT/call.log" 2>&1
+    --configfile config/h100.yaml config/h100-run3.yaml "${extra[@]}" > "$OUT/call.log" 2>&1
 echo "timeboxed rc=$?"
 grep -h "^timeboxed:" "$OUT/call.log"
 grep -c "not started" results-h100-run3/logs/runs/*/*.log results-h100-run3/logs/shards/*/*.log \
