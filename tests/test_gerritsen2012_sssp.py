@@ -497,3 +497,24 @@ def test_gpu_times_taken_with_the_compiler_inside_are_marked():
     assert not new["note"].str.contains("warm-up fix").any()
     claim = new[new["column"] == "CPU phase 1 / GPU phase 1"].iloc[0]
     assert claim["claim_id"] == "t57.gpu_p1_faster" and claim["note"] == ""
+
+
+def test_finish_cells_run_under_their_own_timeout(tmp_path, monkeypatch):
+    """Table 5.1's finish_cells get finish_timeout_s (to end an I/O-block and so validate the
+    extrapolation of the cells stopped early); every other cell keeps gpu_timeout_s."""
+    import graphrepro.experiments.gerritsen2012_sssp_run as e
+
+    timeouts = {}
+
+    def fake(zgrid, m, n, step_name, params, workdir, timeout, per_block=False, against=None):
+        timeouts[(m, params["c"])] = timeout
+        return {"status": "stopped after 1 s of timed work", "stopped_s": 1.0, "blocks": 1}
+
+    monkeypatch.setattr(e, "_gpu_phase1", fake)
+    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    v = np.random.default_rng(3).integers(0, 40, size=(32, 32))
+    path = zgrid(tmp_path, v, "f")
+    e.run_experiment("table5_1", path, {"blocks": [8, 16], "gpu_blocks": [4, 8], "cpu_vertices": 256,
+                                        "gpu_timeout_s": 12, "finish_cells": [[8, 8]],
+                                        "finish_timeout_s": 99}, tmp_path / "w", log=lambda m: None)
+    assert timeouts == {(8, 4): 12, (8, 8): 99, (16, 4): 12, (16, 8): 12}
