@@ -269,6 +269,13 @@ def test_retabulate_rebuilds_target_tables_from_committed_runs(tmp_path):
     assert (ref / "targets" / "an2017_transfers.csv").is_file()
     missing = graphrepro("retabulate", str(ref), "--configfile", configs[0], "--targets", "nope")
     assert missing.returncode != 0
+    # a results directory part way through a run: a target none of whose benchmark tables is
+    # there is skipped, not tabulated from nothing (nor a crash)
+    shutil.rmtree(ref / "benchmarks")
+    partial = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
+                         "gerritsen2012_table5_1", "gerritsen2012_table3_1")
+    assert partial.returncode == 0, partial.stderr
+    assert partial.stderr.count("benchmark tables is under") == 2
 
 
 def test_retabulate_reads_a_copied_tables_own_runs(tmp_path):

@@ -191,6 +191,11 @@ def cmd_retabulate(args) -> int:
         if runs is None:
             print(f"{name}: no graph of it has sources under {root}; skipped", file=sys.stderr)
             continue
+        if get_target(name).benchmarks and not benchmarks and not runs:
+            # a results directory part way through a run (issue 32's): no table from nothing
+            print(f"{name}: none of its benchmark tables is under {root / 'benchmarks'}; skipped",
+                  file=sys.stderr)
+            continue
         build_target_table(name, runs, sources, root / "targets" / f"{name}.csv",
                            figure=root / "figures" / f"{name}.png", benchmark_paths=benchmarks,
                            figure_only=args.figures_only)
