@@ -352,3 +352,14 @@ def test_a_dry_run_plans_n_shard_jobs_and_one_merge_per_version(tmp_path):
     for block in plain["gerritsen2012_mst_blocks"]:
         shell = re.search(r"Shell command: (.*)", block)[1]
         assert "--shard" not in shell and "GRAPHREPRO_PIN=slot" not in shell
+
+
+def test_rerun_forces_a_sharded_graphs_source_shards_and_the_also_runs():
+    from graphrepro.configs import measured_files
+
+    config = {"graphs": {"western": {"shards": 2}},
+              "targets": {"safari2017_calnev": {"graphs": ["western", "ny"], "runs": ["harish"],
+                                                "also": {"calnev": ["nearfar"]}}}}
+    assert measured_files("safari2017_calnev", config) == [
+        "results/shards/western/harish.0.csv", "results/shards/western/harish.1.csv",
+        "results/runs/ny/harish.csv", "results/runs/calnev/nearfar.csv"]

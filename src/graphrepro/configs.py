@@ -72,8 +72,16 @@ def measured_files(name: str, config: dict) -> list[str]:
     target, settings = get_target(name), (config.get("targets") or {}).get(name) or {}
     res = config.get("results", "results")
     run_ids = settings.get("runs") or list(target.solvers)
-    files = [f"{res}/runs/{g}/{run_file_id(r)}.csv" for g in settings.get("graphs") or [] for r in run_ids]
-    # chapter 3's block tables in shards: forcing the merged table would only merge again
+    pairs = [(g, r) for g in settings.get("graphs") or [] for r in run_ids]
+    pairs += [(g, r) for g, rs in (settings.get("also") or {}).items() for r in rs]
+    graphs = config.get("graphs") or {}
+    files = []
+    for g, r in dict.fromkeys(pairs):
+        # a graph's source shards: forcing the merged run table would only merge again
+        n = int((graphs.get(g) or {}).get("shards", 1))
+        files += ([f"{res}/shards/{g}/{run_file_id(r)}.{i}.csv" for i in range(n)] if n > 1
+                  else [f"{res}/runs/{g}/{run_file_id(r)}.csv"])
+    # chapter 3's block tables in shards: likewise
     shards = int((config.get("gerritsen2012_mst") or {}).get("block_shards", 1))
     return files + [f"{res}/shards/benchmarks/{b}.{i}.csv" if shards > 1 and _block_table(b)
                     else f"{res}/benchmarks/{b}.csv"
