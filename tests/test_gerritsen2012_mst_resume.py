@@ -286,6 +286,11 @@ def test_table3_8_full_says_a_run_spanned_several_processes():
     assert "the CPU run spanned 3 processes (time-boxed calls of 480, 480, 301 s)" in total
     assert "identical (edge digest)" in total  # what was said before stays
     assert three.drop(columns="note").equals(plain.drop(columns="note"))  # the same columns, cells
+    trials = pd.concat([_phases(processes=p, phase1_resumed=True, phase2_resumed=False,
+                                phase3_resumed=False, call_wall_s=c)
+                        for p, c in ((4, "1;2;3;4"), (5, "1;2;3;4;5"))])
+    total = table(trials, _phases()).loc["Total", "note"]
+    assert "the CPU run's 2 trials spanned up to 5 processes each (time-boxed calls)" in total
 
 
 def test_mst_io_with_a_work_dir_starts_where_its_estimate_would_keep_it_out(tmp_path, monkeypatch):

@@ -419,9 +419,12 @@ def _say_resumed(rows, runs) -> None:
                 f"{label}: resumed across processes, the sum of its journaled units' times "
                 f"(caches and compiled steps cold after each restart)")) if x)
         total = by_what["Total"]
-        total["note"] = "; ".join(x for x in (total["note"], (
-            f"the {label} run spanned {t['_processes']} processes (time-boxed calls"
-            + (f" of {calls} s" if calls else "") + "), each phase's time its own work only")) if x)
+        spanned = (f"the {label} run spanned {t['_processes']} processes (time-boxed calls"
+                   + (f" of {calls} s" if calls else "") + ")" if t["_trials"] == 1 else
+                   f"the {label} run's {t['_trials']} trials spanned up to {t['_processes']} "
+                   f"processes each (time-boxed calls)")
+        total["note"] = "; ".join(x for x in (
+            total["note"], f"{spanned}, each phase's time its own work only") if x)
 
 
 def figure_table3_8(runs, ax, benchmarks=None, names=PHASES) -> None:

@@ -80,6 +80,7 @@ def phase_times(benchmarks: dict | None, name: str) -> dict | None:
     out["_resumed"] = [f"Phase {i}" for i in (1, 2, 3)
                        if f"phase{i}_resumed" in ok and ok[f"phase{i}_resumed"].astype(str)
                        .str.lower().eq("true").any()]
-    calls = ok["call_wall_s"].iloc[0] if "call_wall_s" in ok else ""
+    out["_trials"] = len(ok)
+    calls = ok["call_wall_s"].iloc[0] if "call_wall_s" in ok and len(ok) == 1 else ""
     out["_calls"] = "" if pd.isna(calls) else str(calls)
     return out
