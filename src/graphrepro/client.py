@@ -128,10 +128,17 @@ def submit(argv: list[str]) -> int:
     return 3
 
 
-def past_deadline(output: str | None) -> bool:
+RESUMABLE_MIN_S = 60.0  # start-up, compiling the steps, and some work before the deadline
+
+
+def past_deadline(output: str | None, *, resumable: bool = False) -> bool:
     """Under a time-boxed call (GRAPHREPRO_DEADLINE, a Unix time, and GRAPHREPRO_ESTIMATES, the
     plan's seconds per output), a run that would end after the deadline is not started: it says
-    so (the caller exits 75, writing nothing) and leaves its output to the next call."""
+    so (the caller exits 75, writing nothing) and leaves its output to the next call.
+
+    A ``resumable`` job journals its work and stops itself at the deadline, so however long it
+    takes in all it starts wherever GRAPHREPRO_RESUMABLE_MIN_S (timeboxed's --resumable-min-s)
+    are left; otherwise a job longer than one call would never start."""
     deadline = os.environ.get("GRAPHREPRO_DEADLINE")
     if not deadline or not output or os.environ.get("GRAPHREPRO_IN_WORKER") == "1":
         return False
@@ -141,12 +148,16 @@ def past_deadline(output: str | None) -> bool:
             estimates = json.loads(Path(os.environ["GRAPHREPRO_ESTIMATES"]).read_text())
         except (OSError, ValueError):
             estimates = {}
-    need = float(estimates.get(os.path.normpath(output), estimates.get("default", 0.0)))
+    known = estimates.get(os.path.normpath(output))
+    need = float(known if known is not None else estimates.get("default", 0.0))
+    if resumable:
+        least = float(os.environ.get("GRAPHREPRO_RESUMABLE_MIN_S") or RESUMABLE_MIN_S)
+        need = least if known is None else min(float(known), least)
     left = float(deadline) - time.time()
     if need <= left:
         return False
-    print(f"not started: {output} needs about {need:.0f} s and the call ends in "
-          f"{max(left, 0):.0f} s (the next call runs it)", file=sys.stderr)
+    print(f"not started: {output} needs {'at least' if resumable else 'about'} {need:.0f} s and "
+          f"the call ends in {max(left, 0):.0f} s (the next call runs it)", file=sys.stderr)
     return True
 
 

@@ -562,10 +562,13 @@ def g12_priority(w):
 
 
 # (gerritsen2012.smk)
-def g12_phases_args(which):
+def g12_phases_args(which, device):
     """Table 3.8 (`phases`: phases_terrain, optionally its centre crop phases_side) or its
-    whole-grid variant (`phases_full`: full_terrain, uncropped)."""
+    whole-grid variant (`phases_full`: full_terrain, uncropped). The whole grid outlasts a
+    device call: it runs resumable, its journal and side files in a work directory that is no
+    declared output, so snakemake leaves it where a call stops the job (timeboxed.py's WORK)."""
     side = G12.get("phases_side") if which == "phases" else None
+    work = f"{RES}/work/gerritsen2012_mst_{which}_{device}" if which == "phases_full" else None
     return option_args({"block_side": G12.get("io_block_side", 32), "trials": G12.get("trials", 1),
                         "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
-                        **({"sides": side} if side else {})})
+                        **({"sides": side} if side else {}), **({"work_dir": work} if work else {})})

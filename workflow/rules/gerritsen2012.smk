@@ -118,7 +118,8 @@ rule gerritsen2012_mst_io_sweep:
 
 
 rule gerritsen2012_mst_phases:
-    """Table 3.8: the three phases on the whole grid, with a CPU or a GPU first phase."""
+    """Table 3.8: the three phases on the whole grid, with a CPU or a GPU first phase
+    (`phases_full`: resumable across time-boxed calls, common.smk's g12_phases_args)."""
     input:
         lambda w: g12_terrain("phases_terrain" if w.which == "phases" else "full_terrain"),
     output:
@@ -131,7 +132,7 @@ rule gerritsen2012_mst_phases:
         py=lambda w: [*pin_words(w.device), *PY],
         variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
                                   else "gpu_reduce"),
-        args=lambda w: g12_phases_args(w.which),
+        args=lambda w: g12_phases_args(w.which, w.device),
     threads: lambda w: timed_threads(w.device)
     resources:
         **timed(lambda w: w.device, terrain_mem_mb),

@@ -19,6 +19,12 @@ and returns at most 8 files). It
    packs the results folder (and snakemake's metadata) into --archive, leaving out files over
    --max-file-mb, which it lists in the archive's manifest.
 Snakemake redoes nothing that is done; the last line says how many timed runs are left.
+
+A resumable job (`mst-io --work-dir`: Table 3.8 on the whole grid, longer than any one call)
+journals its work under the results folder's `work/` and stops itself at the deadline (exit 75),
+so it starts wherever --resumable-min-s are left, whatever its estimate. Its work directory (GBs
+of side files) never goes into the archive: the next call goes on from it on the same warm
+machine only; on a fresh machine the job starts over. The last line says how many are unfinished.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import time
 from pathlib import Path
 
 MANIFEST = ".timeboxed-manifest.json"
+WORK = "work"  # under the results folder: resumable jobs' work directories (gerritsen2012.smk)
 
 
 def _parsed(smk_args: list[str]):
@@ -136,7 +143,7 @@ def pack(archive: Path, results: Path, max_mb: float, max_graph_mb: float) -> di
     files, left_out = [], []
     for root in (results, Path(".snakemake/metadata")):
         for p in sorted(root.rglob("*")) if root.exists() else []:
-            if not p.is_file() or p.name.startswith("."):
+            if not p.is_file() or p.name.startswith(".") or p.is_relative_to(results / WORK):
                 continue
             cache = p.parent == results / "graphs" and p.suffix in (".npz", ".gr")
             if p.stat().st_size > (max_graph_mb if cache else max_mb) * 2**20:
@@ -153,6 +160,13 @@ def pack(archive: Path, results: Path, max_mb: float, max_graph_mb: float) -> di
             tar.add(p)
     os.replace(tmp, archive)
     return manifest
+
+
+def unfinished(results: Path) -> list[str]:
+    """The resumable jobs with work journaled and no output yet: a finished one removes its
+    work directory once its output is written."""
+    root = results / WORK
+    return sorted(str(p) for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
 def main(argv=None) -> int:
@@ -174,6 +188,9 @@ def main(argv=None) -> int:
                     "wall times estimate this one's runs (default: this run's, then the "
                     "committed reference runs)")
     ap.add_argument("--no-pack", action="store_true", help="pack nothing (the caller packs)")
+    ap.add_argument("--resumable-min-s", type=float, default=60.0,
+                    help="a resumable job (mst-io --work-dir) starts where this much time is "
+                         "left, however long its estimate")
     ap.add_argument("smk", nargs=argparse.REMAINDER, help="-- then snakemake's arguments")
     args = ap.parse_args(argv)
     smk = args.smk[1:] if args.smk[:1] == ["--"] else args.smk
@@ -194,7 +211,8 @@ def main(argv=None) -> int:
     est_path.parent.mkdir(parents=True, exist_ok=True)
     est_path.write_text(json.dumps(estimates, indent=1) + "\n")
     env = {**os.environ, "GRAPHREPRO_DEADLINE": str(deadline),
-           "GRAPHREPRO_ESTIMATES": str(est_path.resolve())}
+           "GRAPHREPRO_ESTIMATES": str(est_path.resolve()),
+           "GRAPHREPRO_RESUMABLE_MIN_S": str(args.resumable_min_s)}
     started = time.time()
     proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--keep-going", *smk], env=env,
                             start_new_session=True)
@@ -213,11 +231,15 @@ def main(argv=None) -> int:
                 else pack(Path(args.archive), results, args.max_file_mb, args.max_graph_mb))
     asked = {os.path.normpath(a) for a in smk if not a.startswith("-")} & set(estimates)
     left = [p for p in (asked or estimates) if not Path(p).is_file()]
+    going = unfinished(results)
     print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "
           f"files into {args.archive} ({len(manifest['left_out'])} left out as too large); "
           f"{len(left)} of the {len(asked or estimates)} timed runs asked for not made yet"
-          + (" (call again with --resume)" if left else " (all done)"), flush=True)
-    return 0 if rc == 0 or left else rc
+          + (" (call again with --resume)" if left else " (all done)" if not going else "")
+          + (f"; {len(going)} resumable job(s) unfinished, their work kept on this machine "
+             f"only (call again on it; a fresh machine starts them over): "
+             f"{', '.join(going)}" if going else ""), flush=True)
+    return 0 if rc == 0 or left or going else rc
 
 
 if __name__ == "__main__":

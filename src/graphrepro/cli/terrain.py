@@ -94,7 +94,11 @@ def add_merge_blocks(sub) -> None:
 
 def cmd_mst_io(args) -> int:
     """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
-    from ..solvers.gerritsen2012.mst_measure import VARIANTS, measure_io
+    import os
+
+    from .. import client
+    from ..solvers.gerritsen2012.mst_journal import Stopped
+    from ..solvers.gerritsen2012.mst_measure import VARIANTS, clear_work_dir, measure_io
 
     per_block, reduce = args.step, args.reduce
     if args.variant:
@@ -103,13 +107,30 @@ def cmd_mst_io(args) -> int:
         per_block, reduce = VARIANTS[args.variant]
     if not per_block or not reduce:
         raise InputError("give --variant, or both --step and --reduce")
-    table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
-                       sides=args.sides or (None,), trials=args.trials,
-                       verify_max_vertices=args.verify_max_vertices,
-                       log=lambda m: print(m, file=sys.stderr))
+    resumable = bool(args.work_dir)
+    if client.past_deadline(args.output, resumable=resumable):
+        return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
+    # a resumable run stops itself at a time-boxed call's deadline, between two units of work
+    should_stop = ((lambda: time.time() >= float(deadline)) if resumable and deadline else None)
+    try:
+        table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
+                           sides=args.sides or (None,), trials=args.trials,
+                           verify_max_vertices=args.verify_max_vertices, work_dir=args.work_dir,
+                           should_stop=should_stop, log=lambda m: print(m, file=sys.stderr))
+    except Stopped as e:
+        print(f"{e}; the same command goes on from there (the next call)", file=sys.stderr)
+        return 75
+    except KeyboardInterrupt:
+        if resumable:
+            print(f"mst-io: what was journaled in {args.work_dir} is kept; the same command goes "
+                  f"on from there", file=sys.stderr)
+        raise
     if args.variant:
         table.insert(0, "variant", args.variant)
     atomic.write_csv(table, args.output)
+    if resumable:  # its rows are in the output now; the side files can be GBs
+        clear_work_dir(args.work_dir)
     return 0
 
 
@@ -122,6 +143,11 @@ def add_mst_io(sub) -> None:
     sp.add_argument("--verify-max-vertices", type=int, default=1 << 24,
                     help="check the weight against Kruskal up to this many vertices; beyond, a "
                          "spanning-tree check and an edge digest only")
+    sp.add_argument("--work-dir", help="resumable: keep the side files and a journal of finished "
+                    "work here, and go on from them when run again with the same arguments "
+                    "(another run's directory is refused); under a time-boxed call "
+                    "(GRAPHREPRO_DEADLINE) stop at the deadline, exit 75. Removed once the "
+                    "output is written")
     sp.set_defaults(func=cmd_mst_io)
 
 

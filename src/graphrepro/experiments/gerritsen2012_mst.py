@@ -411,7 +411,30 @@ def compare_table3_8(runs, stats_, published, benchmarks=None, names=PHASES,
                          + ("identical (edge digest)" if same else "DIFFER"))
     elif cpu:
         total["note"] = f"GPU first phase: {gpu_why}"
+    _say_resumed(rows, {"CPU": cpu, "GPU": gpu})
     return pd.DataFrame(rows)
+
+
+def _say_resumed(rows, runs) -> None:
+    """A run that spanned several processes (resumed across time-boxed device calls) says so in
+    the row of each phase it resumed and in the total; a run of one process adds nothing."""
+    by_what = {r["what"]: r for r in rows}
+    for label, t in runs.items():
+        if not t or t["_processes"] <= 1:
+            continue
+        calls = ", ".join(f"{float(c):.0f}" for c in t["_calls"].split(";") if c)
+        for what in t["_resumed"]:
+            row = by_what[what]
+            row["note"] = "; ".join(x for x in (row["note"], (
+                f"{label}: resumed across processes, the sum of its journaled units' times "
+                f"(caches and compiled steps cold after each restart)")) if x)
+        total = by_what["Total"]
+        spanned = (f"the {label} run spanned {t['_processes']} processes (time-boxed calls"
+                   + (f" of {calls} s" if calls else "") + ")" if t["_trials"] == 1 else
+                   f"the {label} run's {t['_trials']} trials spanned up to {t['_processes']} "
+                   f"processes each (time-boxed calls)")
+        total["note"] = "; ".join(x for x in (
+            total["note"], f"{spanned}, each phase's time its own work only") if x)
 
 
 def figure_table3_8(runs, ax, benchmarks=None, names=PHASES) -> None:

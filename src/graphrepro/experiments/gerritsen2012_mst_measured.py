@@ -81,8 +81,9 @@ def fastest_version(benchmarks: dict | None, device: str):
 
 
 def phase_times(benchmarks: dict | None, name: str) -> dict | None:
-    """The three phases' median ms and their total, with the run's tree digest, weight, grid side
-    and check (keys starting with ``_``), or None when it did not run (Table 3.8)."""
+    """The three phases' median ms and their total, with the run's tree digest, weight, grid side,
+    check and how it ran (processes, resumed phases, each call's seconds; keys starting with
+    ``_``), or None when it did not run (Table 3.8)."""
     df = (benchmarks or {}).get(name)
     if not_run_reason(df) is not None:
         return None
@@ -93,4 +94,13 @@ def phase_times(benchmarks: dict | None, name: str) -> dict | None:
     out["_weight"] = int(ok["weight"].iloc[0])
     out["_side"] = int(ok["side"].iloc[0])
     out["_verified"] = str(ok["verified"].iloc[0])
+    # a run resumed across time-boxed calls (mst-io --work-dir); absent: one process
+    processes = pd.to_numeric(ok["processes"], errors="coerce").max() if "processes" in ok else 1
+    out["_processes"] = 1 if pd.isna(processes) else int(processes)
+    out["_resumed"] = [f"Phase {i}" for i in (1, 2, 3)
+                       if f"phase{i}_resumed" in ok and ok[f"phase{i}_resumed"].astype(str)
+                       .str.lower().eq("true").any()]
+    out["_trials"] = len(ok)
+    calls = ok["call_wall_s"].iloc[0] if "call_wall_s" in ok and len(ok) == 1 else ""
+    out["_calls"] = "" if pd.isna(calls) else str(calls)
     return out

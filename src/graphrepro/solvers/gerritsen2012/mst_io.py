@@ -24,7 +24,12 @@ definite edges is read back and written to the output. Expanding a contracted pa
 further work at that point: when a path was contracted, all its edges but the maximum one were
 written as definite (observation 4: only the maximum can leave the MST), and the surviving
 contracted edge carries that maximum edge's identity, so the MST at the level above includes the
-original edge exactly when it includes the contracted one.
+original edge exactly when it includes the contracted one. The output is one record per level,
+or one per ``CHUNK`` blocks of a level with more (the whole 40 ft grid: 4,096 and 16,384).
+
+A run with a fingerprint is resumable across processes (``mst_journal``: Table 3.8 on the whole
+grid outlasts a 10-minute device call): each block of phase 1, level of phase 2 and output record
+of phase 3 is journaled once its files are whole, and a later process goes on from the journal.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
 from ...terrain.morton import decode1
 from . import PER_BLOCK_MST, REDUCE, step
 from .mst_blocks import _kruskal_sorted, packed_order
+from .mst_journal import Journal, Stopped, io_sum
 from .types import boundary_cells
 
 # Figure 3.6's five parts of a block's time (ms)
@@ -57,6 +63,8 @@ class IOResult:
     io: dict = field(default_factory=dict)  # phase -> IOCounter.as_dict()
     blocks: list = field(default_factory=list)  # one dict per start-level block: PARTS + counters
     levels: list = field(default_factory=list)  # one dict per level: side, blocks, edges kept
+    calls: list = field(default_factory=list)  # wall seconds of each process the run took
+    resumed: dict = field(default_factory=dict)  # phase -> its units came from several processes
 
     @property
     def weight(self) -> int:
@@ -158,10 +166,61 @@ def process_block(zb: ZBlocks, store: BlockStore, b: int, bx: int, by: int, bloc
     return row
 
 
+# Phase 3: definite-edge records per output record, a unit of a resumed run. 256 blocks of
+# 256^2 make ~0.4 GB, seconds to write: a call overruns its deadline by at most one unit.
+CHUNK = 256
+
+
+def _io(records) -> dict:
+    """The units' transfers added up, every counter present (a phase may have no unit)."""
+    total = io_sum(records)
+    return {k: total.get(k, 0) for k in IOCounter().as_dict()}
+
+
+def _plain(row: dict) -> dict:
+    """A block's row as JSON takes it (numpy scalars from the steps' counters)."""
+    return {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()
+            if not k.startswith("_")}
+
+
+def _expected(journal: Journal, side: int, b: int, chunk: int) -> set[str]:
+    """The records the journaled units leave in the store: a level's reduced forests until the
+    level above them is journaled, a level's definite edges until phase 3 has written them down,
+    phase 3's output records."""
+    names = set()
+    merged = set(journal.done(2))
+    written = set()
+    for key in journal.done(3):
+        s, c = (int(t) for t in key.split("_"))
+        names.add(f"{_out_name(side, s, c, chunk)}.npz")
+        written.update((s, k) for k in range(c * chunk, (c + 1) * chunk))
+    for s, ks in [(b, journal.done(1))] + [(s, range((side // s) ** 2)) for s in merged]:
+        for k in ks:
+            x, y = decode1(k)
+            if (s, k) not in written:
+                names.add(f"{_key('def', s, int(x), int(y))}.npz")
+            if s < side and 2 * s not in merged:
+                names.add(f"{_key('red', s, int(x), int(y))}.npz")
+    return names
+
+
+def _out_name(side: int, s: int, c: int, chunk: int) -> str:
+    # one record per level as before where a level has no more than `chunk` blocks
+    return f"mst_{s}" if (side // s) ** 2 <= chunk else f"mst_{s}_{c}"
+
+
 def io_mst(zgrid, workdir, *, block: int, per_block: str = "tournament",
            per_block_params: dict | None = None, reduce: str = "cpu",
-           reduce_params: dict | None = None, log=None) -> IOResult:
-    """The MST of the grid in ``zgrid`` by Haverkort's three phases, side files under ``workdir``."""
+           reduce_params: dict | None = None, log=None, fingerprint: dict | None = None,
+           should_stop=None, chunk: int = CHUNK) -> IOResult:
+    """The MST of the grid in ``zgrid`` by Haverkort's three phases, side files under ``workdir``.
+
+    With a ``fingerprint`` (what the run's inputs and settings are) the run is resumable:
+    ``workdir`` keeps a journal (``mst_journal``) of its finished units, a phase-1 block, a
+    phase-2 level, ``chunk`` phase-3 records; a later call with the same fingerprint goes on
+    from them, and a work directory of another run is refused. ``should_stop()`` is asked before
+    every unit (a deadline): when it answers true, ``Stopped`` is raised with all finished work
+    journaled. Each phase's time and transfers are the sums over its units, in every process."""
     per_block_params = dict(per_block_params or {})
     reduce_params = dict(reduce_params or {})
     counter = IOCounter()
@@ -174,104 +233,177 @@ def io_mst(zgrid, workdir, *, block: int, per_block: str = "tournament",
     block_mst = step(PER_BLOCK_MST, per_block)
     reducer = step(REDUCE, reduce)
     store = BlockStore(Path(workdir), counter)
+    # phase 3's units are named by chunk: another chunk size must not read this journal
+    journal = Journal(workdir, None if fingerprint is None else {**fingerprint, "chunk": chunk})
+    try:
+        result = _run(zb, store, journal, block, block_mst, reducer, per_block_params,
+                      reduce_params, log, should_stop, chunk)
+    finally:
+        journal.stop()
+    result.calls = [c["wall_s"] for c in journal.calls()]
+    result.resumed = {f"phase{p}": journal.phase_calls(p) > 1 for p in (1, 2, 3)}
+    return result
+
+
+def _run(zb, store, journal, b, block_mst, reducer, per_block_params, reduce_params, log,
+         should_stop, chunk) -> IOResult:
+    side, counter = zb.side, zb.counter  # the store counts into the same counter
     result = IOResult(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                      side, block)
+                      side, b)
+    if journal.path is not None:
+        gone = journal.tidy(store.directory, _expected(journal, side, b, chunk))
+        if log and (journal.done(1) or gone):
+            log(f"resuming from {journal.directory}: {len(journal.done(1))} blocks, "
+                f"{len(journal.done(2))} levels, {len(journal.done(3))} output records journaled; "
+                f"{gone} unjournaled files removed")
 
-    def snapshot():
-        return IOCounter(**counter.as_dict())
-
-    def since(before: IOCounter) -> dict:
-        now = counter.as_dict()
-        return {k: now[k] - v for k, v in before.as_dict().items()}
+    def unit(phase, key, work, fields):
+        """One journaled unit: ``work()`` timed and its transfers counted, then its record
+        (``fields(out)`` beside them) once its files are whole."""
+        if should_stop is not None and should_stop():
+            raise Stopped(f"stopped before phase {phase}'s unit {key}: {len(journal.done(1))} of "
+                          f"{(side // b) ** 2} blocks, {len(journal.done(2))} levels, "
+                          f"{len(journal.done(3))} output records journaled in "
+                          f"{journal.directory}")
+        before = counter.as_dict()
+        t0 = time.perf_counter()
+        out = work()
+        ms = (time.perf_counter() - t0) * 1e3
+        io = {k: v - before[k] for k, v in counter.as_dict().items()}
+        journal.add(phase, key, ms, io, **fields(out))
+        return out
 
     # --- phase 1: per-block MST, dead ends, contraction ---------------------------------------
-    b = block
-    t_phase = time.perf_counter()
-    before = snapshot()
-    kept_total = 0
-    for bx, by in zb.zorder_blocks(b):
-        row = process_block(zb, store, b, bx, by, block_mst, reducer, per_block_params,
-                            reduce_params, whole=(b == side))
-        kept_total += row.get("kept_edges", 0)
-        result.blocks.append(row)
-    result.phase_ms["phase1"] = (time.perf_counter() - t_phase) * 1e3
-    result.io["phase1"] = since(before)
-    result.levels.append({"side": b, "blocks": (side // b) ** 2, "kept_edges": kept_total})
+    done = journal.done(1)
+    for k, (bx, by) in enumerate(zb.zorder_blocks(b)):
+        if k not in done:
+            unit(1, k, lambda bx=bx, by=by: _plain(process_block(
+                zb, store, b, bx, by, block_mst, reducer, per_block_params, reduce_params,
+                whole=(b == side))), lambda row: {"row": row})
+    done = journal.done(1)
+    result.blocks = [done[k]["row"] for k in sorted(done)]
+    result.phase_ms["phase1"] = sum(r["ms"] for r in done.values())
+    result.io["phase1"] = _io(done.values())
+    result.levels.append({"side": b, "blocks": (side // b) ** 2,
+                          "kept_edges": sum(r.get("kept_edges", 0) for r in result.blocks)})
     if log:
         log(f"phase 1: {(side // b) ** 2} blocks of {b}^2, {result.phase_ms['phase1']:.0f} ms")
 
     # --- phase 2: merge four sub-blocks with their separator edges, level by level -------------
-    t_phase = time.perf_counter()
-    before = snapshot()
+    done = journal.done(2)
     s = b
     while s < side:
         s *= 2
-        per = side // s
-        kept_total = 0
-        for k in range(per * per):
-            x, y = decode1(k)
-            bx, by = int(x), int(y)
-            parts = [store.read(_key("red", s // 2, 2 * bx + dx, 2 * by + dy))
-                     for dy in (0, 1) for dx in (0, 1)]
-            cat = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-            su, sv, sw = _separator_edges(side, s, bx, by, cat["per_ids"], cat["per_vals"])
-            gu = np.concatenate([cat["u"], su])
-            gv = np.concatenate([cat["v"], sv])
-            gw = np.concatenate([cat["w"], sw])
-            ou = np.concatenate([cat["ou"], su])
-            ov = np.concatenate([cat["ov"], sv])
-            ow = np.concatenate([cat["ow"], sw])
-            verts = np.unique(np.concatenate([gu, gv]))
-            lu, lv = np.searchsorted(verts, gu), np.searchsorted(verts, gv)
-            chosen = _kruskal_sorted(len(verts), lu, lv, packed_order(gu, gv, gw))
-            if s == side:
-                store.write(_key("def", s, bx, by), u=ou[chosen], v=ov[chosen], w=ow[chosen])
-                kept_total = 0
-            else:
-                keep = _on_perimeter(verts, side, s, bx, by)
-                red = reducer(len(verts), lu[chosen], lv[chosen], gw[chosen], keep,
-                              **reduce_params)
-                d = chosen[red.definite]
-                store.write(_key("def", s, bx, by), u=ou[d], v=ov[d], w=ow[d])
-                r = chosen[red.rep]
-                on = _on_perimeter(cat["per_ids"], side, s, bx, by)
-                store.write(_key("red", s, bx, by), u=verts[red.u], v=verts[red.v], w=red.w,
-                            ou=ou[r], ov=ov[r], ow=ow[r], per_ids=cat["per_ids"][on],
-                            per_vals=cat["per_vals"][on])
-                kept_total += len(red.u)
-            for dy in (0, 1):
-                for dx in (0, 1):
-                    store.delete(_key("red", s // 2, 2 * bx + dx, 2 * by + dy))
-        result.levels.append({"side": s, "blocks": per * per, "kept_edges": kept_total})
-    result.phase_ms["phase2"] = (time.perf_counter() - t_phase) * 1e3
-    result.io["phase2"] = since(before)
+        if s not in done:
+            unit(2, s, lambda s=s: _merge_level(store, reducer, reduce_params, side, s),
+                 lambda kept: {"kept_edges": kept})
+            # the level below goes only once this one is journaled: a cut-off level is redone
+            # from it
+            per = side // s
+            for k in range(4 * per * per):
+                x, y = decode1(k)
+                store.delete(_key("red", s // 2, int(x), int(y)))
+    done = journal.done(2)
+    for s in sorted(done):
+        result.levels.append({"side": s, "blocks": (side // s) ** 2,
+                              "kept_edges": done[s]["kept_edges"]})
+    result.phase_ms["phase2"] = sum(r["ms"] for r in done.values())
+    result.io["phase2"] = _io(done.values())
 
     # --- phase 3: the way back down: definite edges of every level, top first --------------------
-    t_phase = time.perf_counter()
-    before = snapshot()
+    done = journal.done(3)
+    again = BlockStore(store.directory)  # a resumed run's journaled output, read back uncounted
     out_u, out_v, out_w = [], [], []
     s = side
     while s >= b:
-        per = side // s
-        level_u, level_v, level_w = [], [], []
-        for k in range(per * per):
-            x, y = decode1(k)
-            rec = store.read(_key("def", s, int(x), int(y)))
-            level_u.append(rec["u"])
-            level_v.append(rec["v"])
-            level_w.append(rec["w"])
-        lu_, lv_, lw_ = (np.concatenate(a) for a in (level_u, level_v, level_w))
-        store.write(f"mst_{s}", u=lu_, v=lv_, w=lw_)  # the output, one record per level
-        out_u.append(lu_)
-        out_v.append(lv_)
-        out_w.append(lw_)
+        n = (side // s) ** 2
+        for c in range((n + chunk - 1) // chunk):
+            name, key = _out_name(side, s, c, chunk), f"{s}_{c}"
+            ks = range(c * chunk, min(n, (c + 1) * chunk))
+            if key in done:
+                rec = again.read(name)
+            else:
+                rec = unit(3, key, lambda s=s, ks=ks, name=name: _write_down(store, s, ks, name),
+                           lambda r: {"edges": int(len(r["u"]))})
+                # written down and journaled: the side files go, so the whole grid's run holds
+                # one copy of its definite edges on disk (~26 GB), not two
+                for k in ks:
+                    x, y = decode1(k)
+                    store.delete(_key("def", s, int(x), int(y)))
+            out_u.append(rec["u"])
+            out_v.append(rec["v"])
+            out_w.append(rec["w"])
         s //= 2
-    result.phase_ms["phase3"] = (time.perf_counter() - t_phase) * 1e3
-    result.io["phase3"] = since(before)
-    u, v, w = (np.concatenate(a).astype(np.int64) for a in (out_u, out_v, out_w))
-    result.u, result.v, result.w = np.minimum(u, v), np.maximum(u, v), w
-    result.io["total"] = counter.as_dict()
+    done = journal.done(3)
+    result.phase_ms["phase3"] = sum(r["ms"] for r in done.values())
+    result.io["phase3"] = _io(done.values())
+    result.io["total"] = _io({"io": result.io[p]} for p in ("phase1", "phase2", "phase3"))
+    # one array at a time, each list let go once joined: the whole grid's tree is ~26 GB a copy
+    result.u = np.concatenate(out_u).astype(np.int64, copy=False)
+    out_u.clear()
+    result.v = np.concatenate(out_v).astype(np.int64, copy=False)
+    out_v.clear()
+    result.w = np.concatenate(out_w).astype(np.int64, copy=False)
+    out_w.clear()
+    swap = result.u > result.v
+    if swap.any():
+        result.u[swap], result.v[swap] = result.v[swap], result.u[swap]
     return result
+
+
+def _merge_level(store, reducer, reduce_params, side, s) -> int:
+    """Phase 2 for the blocks of side s: each one's four sub-blocks' reduced forests and the
+    separator edges between them, their MST, reduced with the block's perimeter kept. Returns
+    the edges kept at this level."""
+    per = side // s
+    kept_total = 0
+    for k in range(per * per):
+        x, y = decode1(k)
+        bx, by = int(x), int(y)
+        parts = [store.read(_key("red", s // 2, 2 * bx + dx, 2 * by + dy))
+                 for dy in (0, 1) for dx in (0, 1)]
+        cat = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        su, sv, sw = _separator_edges(side, s, bx, by, cat["per_ids"], cat["per_vals"])
+        gu = np.concatenate([cat["u"], su])
+        gv = np.concatenate([cat["v"], sv])
+        gw = np.concatenate([cat["w"], sw])
+        ou = np.concatenate([cat["ou"], su])
+        ov = np.concatenate([cat["ov"], sv])
+        ow = np.concatenate([cat["ow"], sw])
+        verts = np.unique(np.concatenate([gu, gv]))
+        lu, lv = np.searchsorted(verts, gu), np.searchsorted(verts, gv)
+        chosen = _kruskal_sorted(len(verts), lu, lv, packed_order(gu, gv, gw))
+        if s == side:
+            store.write(_key("def", s, bx, by), u=ou[chosen], v=ov[chosen], w=ow[chosen])
+            kept_total = 0
+        else:
+            keep = _on_perimeter(verts, side, s, bx, by)
+            red = reducer(len(verts), lu[chosen], lv[chosen], gw[chosen], keep, **reduce_params)
+            d = chosen[red.definite]
+            store.write(_key("def", s, bx, by), u=ou[d], v=ov[d], w=ow[d])
+            r = chosen[red.rep]
+            on = _on_perimeter(cat["per_ids"], side, s, bx, by)
+            store.write(_key("red", s, bx, by), u=verts[red.u], v=verts[red.v], w=red.w,
+                        ou=ou[r], ov=ov[r], ow=ow[r], per_ids=cat["per_ids"][on],
+                        per_vals=cat["per_vals"][on])
+            kept_total += len(red.u)
+    return int(kept_total)
+
+
+def _write_down(store, s, ks, name) -> dict:
+    """Phase 3 for the records ks of level s: their definite edges read back, written as one
+    output record."""
+    level_u, level_v, level_w = [], [], []
+    for k in ks:
+        x, y = decode1(k)
+        rec = store.read(_key("def", s, int(x), int(y)))
+        level_u.append(rec["u"])
+        level_v.append(rec["v"])
+        level_w.append(rec["w"])
+    out = {"u": np.concatenate(level_u), "v": np.concatenate(level_v),
+           "w": np.concatenate(level_w)}
+    store.write(name, **out)
+    return out
 
 
 # --- as an `mst` solver: `python -m graphrepro mst DEM --solver gerritsen_io@block=64` ---------------

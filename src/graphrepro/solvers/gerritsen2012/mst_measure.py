@@ -19,6 +19,8 @@ raises VerificationError: nothing is written, the workflow stops.
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ... import gpu, mst, native
+from ... import atomic, gpu, mst, native
 from ...errors import InputError, VerificationError
 from ...gpu import NOT_RUN_NO_GPU
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
@@ -34,6 +36,7 @@ from ...terrain.dem import grid_edges
 from ..base import parse_run_id
 from . import PER_BLOCK_MST, REDUCE, step
 from .mst_io import PARTS, io_mst, process_block
+from .mst_journal import FINGERPRINT, WorkDirMismatch, file_sha256
 
 # Chapter 3's versions: (per-block step, reduce step). The thesis's baseline ran dead ends and
 # contraction on the CPU with std::vector and real deletion; 3.3.2 marks instead of deleting;
@@ -197,9 +200,27 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
 # --- the whole framework ---------------------------------------------------------------------------
 
 def edge_digest(u, v) -> str:
-    a, b = np.minimum(u, v).astype(np.int64), np.maximum(u, v).astype(np.int64)
-    order = np.lexsort((b, a))
+    """sha256 of the edge set: every smaller end, then every larger end, in (small, large) order."""
+    a = np.minimum(u, v).astype(np.int64, copy=False)
+    b = np.maximum(u, v).astype(np.int64, copy=False)
     h = hashlib.sha256()
+    if len(a) and a.min() >= 0 and b.max() < 1 << 32:
+        # the same bytes as the lexsort below, from one sorted 64-bit key: on the whole 40 ft
+        # grid (1.07e9 edges) a lexsort takes minutes of the last device call, this a fraction,
+        # and a fraction of the memory (no index, no two gathered copies)
+        key = a.astype(np.uint64)
+        del a
+        key <<= np.uint64(32)
+        key |= b.view(np.uint64)  # b >= 0: the same bits
+        del b
+        key.sort()
+        piece = 1 << 24  # a bounded piece at a time, not a copy of all of it
+        for i in range(0, len(key), piece):
+            h.update((key[i:i + piece] >> np.uint64(32)).view(np.int64).tobytes())
+        for i in range(0, len(key), piece):
+            h.update((key[i:i + piece] & np.uint64(0xFFFFFFFF)).view(np.int64).tobytes())
+        return h.hexdigest()[:16]
+    order = np.lexsort((b, a))
     h.update(a[order].tobytes())
     h.update(b[order].tobytes())
     return h.hexdigest()[:16]
@@ -244,10 +265,36 @@ def verify_whole(zgrid, res, *, verify_max_vertices: int) -> str:
             f"verify_max_vertices {verify_max_vertices}): compare the edge digests of the runs")
 
 
+def clear_work_dir(work_dir) -> None:
+    """Remove what ``measure_io`` kept in ``work_dir`` (its rows, each run's journal and side
+    files) and the directory where that leaves it empty; nothing else in it is touched."""
+    root = Path(work_dir)
+    if not root.is_dir():
+        return
+    for p in root.iterdir():
+        if p.is_file() and p.name.startswith("row_") and p.suffix == ".json":
+            p.unlink()
+        elif p.is_dir() and (p / FINGERPRINT).is_file():
+            shutil.rmtree(p)
+        elif p.is_dir() and not any(p.iterdir()):  # cut off before its fingerprint
+            p.rmdir()
+    try:
+        root.rmdir()
+    except OSError:  # something of someone else's is in it
+        pass
+
+
 def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                trials: int = 1, warmup: int = 1, verify_max_vertices: int = 1 << 24,
-               log=print) -> pd.DataFrame:
-    """One row per (grid size, trial): the three phases' times and each phase's block transfers."""
+               work_dir=None, should_stop=None, log=print) -> pd.DataFrame:
+    """One row per (grid size, trial): the three phases' times and each phase's block transfers.
+
+    With ``work_dir`` the measurement is resumable (Table 3.8 on the whole grid outlasts a
+    device call): each (size, trial) keeps its side files and journal there, a finished one its
+    row, so the same command goes on where the last process stopped (``should_stop``: see
+    ``io_mst``). Its rows then also say how they were made: ``processes``, ``phaseN_resumed``
+    (the phase's units came from several processes, caches cold after each restart) and
+    ``call_wall_s`` (each process's seconds, ';'-separated); ``wall_ms`` is their sum."""
     device = "gpu" if is_gpu(per_block) or is_gpu(reduce) else "cpu"
     base = {"per_block": per_block, "reduce": reduce, "device": device, "block_side": block}
     if device == "gpu" and not gpu.cuda_available():
@@ -263,25 +310,46 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
         return pd.DataFrame([{**base, "status": f"not run: step not built here ({e.args[0]})",
                               "device_name": "none"}])
     device_name = gpu.device_name() if device == "gpu" else "cpu"
+    steps = {"per_block": parse_run_id(per_block)[0], "per_block_params": mst_params,
+             "reduce": parse_run_id(reduce)[0], "reduce_params": red_params}
+    work_root = Path(work_dir) if work_dir else None
+    grid_id = None
     rows = []
+    warmed = not warmup
     with tempfile.TemporaryDirectory(prefix="graphrepro-io-") as tmp:
         for s in sides:
-            grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
-            check = None
-            if warmup and s == sides[0]:  # compile the steps outside the timed runs, on a crop
-                side = ZBlocks(grid).side
-                small = crop_centre(grid, min(side, 4 * block), Path(tmp) / "warmup.zgrid")
-                for _ in range(warmup):
-                    io_mst(small, Path(tmp) / "warmup", block=min(block, side),
-                           per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
-                           reduce=parse_run_id(reduce)[0], reduce_params=red_params)
+            grid, check = None, None
             for trial in range(trials):
-                work = Path(tmp) / f"blocks_{s}_{trial}"
+                name = f"{s or 'whole'}_t{trial}"
+                row_file = work_root / f"row_{name}.json" if work_root else None
+                if row_file is not None and row_file.is_file():  # finished by an earlier process
+                    rows.append(json.loads(row_file.read_text()))
+                    continue
+                if grid is None:
+                    grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
+                if not warmed:  # compile the steps outside the timed runs, on a crop
+                    side = ZBlocks(grid).side
+                    small = crop_centre(grid, min(side, 4 * block), Path(tmp) / "warmup.zgrid")
+                    for _ in range(warmup):
+                        io_mst(small, Path(tmp) / "warmup", block=min(block, side), **steps)
+                    warmed = True
+                fingerprint = None
+                if work_root is not None:
+                    if grid_id is None:
+                        zb = ZBlocks(zgrid)
+                        grid_id = {"grid_bytes": Path(zgrid).stat().st_size,
+                                   "grid_sha256": file_sha256(zgrid),
+                                   "grid_shape": [zb.rows, zb.cols, zb.side]}
+                    fingerprint = {**grid_id, "per_block": per_block, "reduce": reduce,
+                                   "block": block, "crop": s, "trial": trial}
+                work = work_root / name if work_root else Path(tmp) / f"blocks_{s}_{trial}"
                 t0 = time.perf_counter()
                 try:
-                    res = io_mst(grid, work, block=min(block, s or block),
-                                 per_block=parse_run_id(per_block)[0], per_block_params=mst_params,
-                                 reduce=parse_run_id(reduce)[0], reduce_params=red_params)
+                    res = io_mst(grid, work, block=min(block, s or block), **steps,
+                                 fingerprint=fingerprint, should_stop=should_stop,
+                                 log=log if work_root else None)
+                except WorkDirMismatch:
+                    raise  # not the step refusing the grid: a work directory of another run
                 except InputError as e:
                     return pd.DataFrame([{**base, "status": f"refused: {e}", "device_name": "none"}])
                 wall = (time.perf_counter() - t0) * 1e3
@@ -298,12 +366,19 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                     for k in ("block_reads", "block_writes", "bytes_read", "bytes_written",
                               "read_seconds", "write_seconds"):
                         row[f"{phase}_{k}"] = io[k]
+                if row_file is not None:
+                    row["wall_ms"] = sum(res.calls) * 1e3
+                    row["processes"] = len(res.calls)
+                    for phase, again in res.resumed.items():
+                        row[f"{phase}_resumed"] = again
+                    row["call_wall_s"] = ";".join(f"{c:.1f}" for c in res.calls)
+                    row = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                    atomic.write_text(row_file, json.dumps(row, indent=1) + "\n")
                 rows.append(row)
-                import shutil
-
                 shutil.rmtree(work, ignore_errors=True)
-            log(f"{per_block}+{reduce} on {res.side}^2 (block {res.block}): "
-                + ", ".join(f"{p} {ms:.0f} ms" for p, ms in res.phase_ms.items())
-                + f"; {res.io['total']['block_reads']} reads, {res.io['total']['block_writes']} "
-                f"writes; {check}")
+                log(f"{per_block}+{reduce} on {res.side}^2 (block {res.block}): "
+                    + ", ".join(f"{p} {ms:.0f} ms" for p, ms in res.phase_ms.items())
+                    + f"; {res.io['total']['block_reads']} reads, "
+                    f"{res.io['total']['block_writes']} writes; {check}"
+                    + (f"; {len(res.calls)} processes" if len(res.calls) > 1 else ""))
     return pd.DataFrame(rows)
