@@ -3,7 +3,9 @@
 # after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
 #   bash reports/run3/device-call.sh MINUTES
 # RUN3_TARGETS (words) replaces the targets below, e.g. the GPU versions' chapter-3 block shards
-# beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards". RUN3_CONFIG adds snakemake
+# beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards"; the others are g12-ch3 (chapter
+# 3's block tables), g12-ch5 (chapter 5, Tables 3.6 and 3.8 on the crop, the Wake County piece
+# beside its stand-in) and g12-full (Table 3.8 on the whole grid). RUN3_CONFIG adds snakemake
 # --config words (which replace the gpu-host profile's: restate host_gpus=auto), e.g.
 # "host_gpus=auto host_timed_cores=16 host_cpu_slots=16" for the CPU versions' block shards,
 # timed side by side.
@@ -19,6 +21,13 @@ minutes=${1:-7.5}
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm,temperature.gpu \
     --format=csv > "$OUT/gpu.txt" 2>&1
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } > "$OUT/host.txt" 2>&1
+# whether Table 5.7's capped phases may join a memory cgroup of their own here (else RLIMIT_DATA)
+python3 -c "
+from graphrepro.solvers.gerritsen2012 import memcap
+try:
+    cap = memcap.join_capped_cgroup(238); memcap.leave_capped_cgroup(cap); print('memory cgroup: yes', cap)
+except OSError as e:
+    print('memory cgroup: no:', e)" >> "$OUT/host.txt" 2>&1
 resume=()
 if [ ! -d results-h100-run3 ] && [ -d reports/run3/results ]; then
     tar czf /tmp/run3-resume.tar.gz --transform 's,^reports/run3/results,results-h100-run3,' \
@@ -41,6 +50,7 @@ for word in ${RUN3_TARGETS:-main}; do
         main) targets+=("${main[@]}") ;;
         g12-ch3) targets+=("${g12_ch3[@]}") ;;
         g12-ch5) targets+=("${g12_ch5[@]}") ;;
+        g12-full) targets+=(gerritsen2012_table3_8_full) ;;  # resumable: warm calls back to back
         g12-gpu-shards)  # the GPU versions' block shards alone: no CPU timing beside the main ones
             for v in gpu_baseline gpu_mark gpu_prealloc gpu_reduce gpu64_prealloc gpu64_reduce; do
                 for ((i = 0; i < g12_shards; i++)); do
