@@ -74,15 +74,23 @@ def _recorded(path: Path):
     return _rates_from_job([s.get("job") for s in shards if isinstance(s, dict)])
 
 
-def _estimated(path: Path, device: str, trials: int, warmup: int):
-    """From a committed run table: the median solve of each source, times the passes."""
+def _table(path: Path):
+    """A committed table to estimate from, or None where it is missing or unreadable."""
     if not path.is_file():
         return None
     import pandas as pd
 
     try:
-        df = pd.read_csv(path)
+        return pd.read_csv(path)
     except (OSError, ValueError):
+        return None
+
+
+def _estimated(path: Path, device: str, trials: int, warmup: int):
+    """From a committed run table: the median solve of each source, times the passes."""
+    import pandas as pd
+
+    if (df := _table(path)) is None:
         return None
     ok = df[df.get("status", pd.Series(dtype=str)) == "ok"] if "status" in df else df.iloc[0:0]
     if ok.empty or "solve_ms" not in ok:
@@ -171,13 +179,7 @@ def _block_jobs(results: Path, reference: Path, name: str) -> list[dict]:
 def _block_estimate(path: Path, side: int, trials: int):
     """From a committed per-block table of the same block side: its mean per-block time times
     the trials, and the verification of the first."""
-    if not path.is_file():
-        return None
-    import pandas as pd
-
-    try:
-        df = pd.read_csv(path)
-    except (OSError, ValueError):
+    if (df := _table(path)) is None:
         return None
     if "total_ms" not in df or "status" not in df:
         return None
