@@ -466,7 +466,9 @@ def test_published_chapter3_rows_name_table_and_page():
     assert ch3["where"].str.contains(r"p\. \d+").all()
 
 
-WORKFLOW_CONFIG = """\
+# the head of a chapter-3 workflow test's config, on the real Jacksboro terrain (also read by
+# test_gerritsen2012_mst_shards.py): .format(reference=...)
+CONFIG_HEAD = """\
 results: results
 report: reports/index.html
 reference: {reference}
@@ -476,6 +478,9 @@ graphs:
   unused: {{generate: {{kind: road_grid, rows: 3, cols: 3, seed: 1}}}}
 terrains:
   jacksboro_dem: {{dataset: jacksboro_dem}}
+"""
+
+WORKFLOW_CONFIG = CONFIG_HEAD + """\
 gerritsen2012_mst:
   terrain: jacksboro_dem
   block_side: 16

@@ -293,16 +293,9 @@ def _host_dry_run(tmp_path, g12: str, cores=16):
     (fake / "sitecustomize.py").write_text(
         f"import os\nos.sched_getaffinity = lambda pid: set(range({cores}))\n")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"""\
-results: results
-report: reports/index.html
-reference: {tmp_path / 'no-reference'}
-seed: 1
-measure: {{sources: 1, trials: 1, warmup: 0}}
-graphs:
-  unused: {{generate: {{kind: road_grid, rows: 3, cols: 3, seed: 1}}}}
-terrains:
-  jacksboro_dem: {{dataset: jacksboro_dem}}
+    from test_gerritsen2012_mst import CONFIG_HEAD
+
+    cfg.write_text(CONFIG_HEAD.format(reference=tmp_path / "no-reference") + f"""\
 gerritsen2012_mst: {{terrain: jacksboro_dem, block_side: 16, blocks: 6, {g12}}}
 targets:
   gerritsen2012_table3_4: {{}}
