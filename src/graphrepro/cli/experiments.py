@@ -27,7 +27,7 @@ def cmd_targets(args) -> int:
     for t in elsewhere:  # no rule on this config: say which config has one
         where = configs.configs_with(t.name)
         print(f"{t.name}\t{t.document} {t.item}: not in this config; "
-              + (f"run with --configfile {' '.join(where)}" if where else "in no config file"))
+              + (f"run with --configfile {' or '.join(where)}" if where else "in no config file"))
     if not args.all:
         print("(--all also lists the tables and figures whose reproduction is still planned)",
               file=sys.stderr)
@@ -57,7 +57,7 @@ def cmd_rerun(args) -> int:
     if args.target not in (config.get("targets") or {}):
         where = configs.configs_with(args.target)
         raise InputError(f"target {args.target} is not in this config"
-                         + (f"; add --configfile {' '.join(where)}" if where else ""))
+                         + (f"; add --configfile {' or '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
     _say_if_not_measurable_here(args.target)
     # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH;
