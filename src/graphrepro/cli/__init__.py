@@ -67,10 +67,11 @@ def main(argv=None) -> int:
         _check_outputs(args)
         if args.command == "worker":
             args.main = main  # the worker runs each job it is handed through main()
-        if args.command in ("run", "mst-blocks"):
+        if args.command in ("run", "mst-blocks", "mst-io"):
             from .. import client
 
-            if client.past_deadline(args.output):
+            # a resumable mst-io (--work-dir) starts whenever a minimum of the call is left
+            if client.past_deadline(args.output, resumable=bool(getattr(args, "work_dir", None))):
                 return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
             # a run is handed to this GPU's worker (`__main__` does it sooner)
             if args.command == "run" and client.enabled():

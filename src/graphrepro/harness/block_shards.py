@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..placement import last_level_caches
 from ..solvers.gerritsen2012.mst_measure import shard_blocks
 from .files import check_csv, read_record
-from .shards import parse_shard
+from .shards import check_alike, parse_shard
 
 # What every shard of one measurement has alike (a shard that did not run has some of them).
 SAME = ("variant", "per_block", "reduce", "device", "block_side", "blocks", "grid", "rows", "cols")
@@ -74,14 +74,6 @@ def _in_order(paths: list[Path], tables: list[pd.DataFrame]) -> list[int]:
     return [where[i] for i in range(n)]
 
 
-def _check_alike(paths, tables) -> None:
-    for key in SAME:
-        seen = sorted({str(v) for t in tables if key in t for v in t[key].dropna().unique()})
-        if len(seen) > 1:
-            raise InputError(f"{paths[0]}: shards of different {key}s cannot be one table: "
-                             f"{', '.join(seen)}")
-
-
 def _check_blocks(paths, tables, n: int) -> int:
     """Shard i holds exactly the blocks shard_blocks gives it, each trial once: so the shards'
     blocks are distinct and together every chosen block."""
@@ -110,7 +102,7 @@ def merge_block_shards(paths: list[Path]) -> tuple[pd.DataFrame, dict]:
     order = _in_order(paths, tables)
     paths, tables = [paths[k] for k in order], [tables[k] for k in order]
     n = len(paths)
-    _check_alike(paths, tables)
+    check_alike(paths, tables, SAME)
     records = []
     for p in paths:
         prov = p.with_suffix(".provenance.json")

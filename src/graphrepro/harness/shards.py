@@ -36,12 +36,17 @@ def merge_run_tables(paths: list[Path]) -> pd.DataFrame:
     """The shards' run tables, in shard order, as one table (the shards of one solver on one
     graph: anything else is refused)."""
     tables = [pd.read_csv(p) for p in paths]
-    for key in ("graph", "solver"):
-        seen = {str(v) for t in tables if key in t and len(t) for v in t[key].unique()}
+    check_alike(paths, tables, ("graph", "solver"))
+    return pd.concat(tables, ignore_index=True)
+
+
+def check_alike(paths: list[Path], tables: list[pd.DataFrame], keys) -> None:
+    """Shards of one measurement agree on every one of ``keys`` they record."""
+    for key in keys:
+        seen = sorted({str(v) for t in tables if key in t for v in t[key].dropna().unique()})
         if len(seen) > 1:
             raise InputError(f"{paths[0]}: shards of different {key}s cannot be merged: "
-                             f"{sorted(seen)}")
-    return pd.concat(tables, ignore_index=True)
+                             f"{', '.join(seen)}")
 
 
 def merge_provenance(paths: list[Path]) -> dict:
