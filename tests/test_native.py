@@ -123,6 +123,34 @@ def test_missing_compiler_and_boost_are_named(tmp_path, monkeypatch):
         native.build(tmp_path / "out", log=lambda m: None)
 
 
+def test_boost_subset_holds_what_the_programs_include(tmp_path):
+    import tarfile
+
+    archive = tmp_path / "boost-subset.tgz"
+    packed = native.pack_boost_subset(archive)
+    with tarfile.open(archive) as tar:
+        names = set(tar.getnames())
+    assert {"boost/version.hpp", "boost/graph/dijkstra_shortest_paths.hpp",
+            "boost/graph/kruskal_min_spanning_tree.hpp"} <= names
+    assert packed["headers"] == len(names)
+    assert not any(n.startswith(("/", "..")) for n in names)
+    # a subset: a small part of what boost-headers installs
+    assert len(names) < sum(1 for _ in native.boost_include().rglob("*.hpp")) / 4
+
+
+@pytest.mark.slow
+def test_the_programs_build_from_the_boost_subset_alone(tmp_path, monkeypatch):
+    import tarfile
+
+    native.pack_boost_subset(tmp_path / "boost-subset.tgz")
+    with tarfile.open(tmp_path / "boost-subset.tgz") as tar:
+        tar.extractall(tmp_path / "include", filter="data")
+    monkeypatch.setenv("BOOST_INCLUDE", str(tmp_path / "include"))
+    manifest = native.build(tmp_path / "out", log=lambda m: None)
+    assert set(manifest["programs"]) == set(native.PROGRAMS)
+    assert manifest["boost_include"] == str(tmp_path / "include")
+
+
 def test_bench_cpu_table_puts_bgl_on_calnev_beside_the_paper():
     from graphrepro.experiments import get_target, published
 

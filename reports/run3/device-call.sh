@@ -9,11 +9,12 @@
 # --config words (which replace the gpu-host profile's: restate host_gpus=auto), e.g.
 # "host_gpus=auto host_timed_cores=16 host_cpu_slots=16" for the CPU versions' block shards,
 # timed side by side.
-# Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata) and
-# .peers (../shared/peers). A fresh machine starts from what the earlier calls completed, as
-# committed in reports/run3/results/ (graph caches are rebuilt from their datasets first); a
-# warm one goes on from its own results-h100-run3/. What completed comes back in
-# $OUT/state.tar.gz: unpack it over reports/run3/results/ (results-h100-run3/ -> results/).
+# Carried with the call (git-ignored, never committed): .whl, .realdata (../shared/realdata),
+# .peers (../shared/peers) and .boost (the Boost headers the native baselines include). A fresh
+# machine starts from what the earlier calls completed, as committed in reports/run3/results/
+# (graph caches are rebuilt from their datasets first); a warm one goes on from its own
+# results-h100-run3/. What completed comes back in $OUT/state.tar.gz: unpack it over
+# reports/run3/results/ (results-h100-run3/ -> results/).
 set -u
 : "${GRAPHREPRO_COMMIT:?the commit of the tree sent here}" "${OUT:?}"
 export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0
@@ -28,6 +29,18 @@ try:
     cap = memcap.join_capped_cgroup(238); memcap.leave_capped_cgroup(cap); print('memory cgroup: yes', cap)
 except OSError as e:
     print('memory cgroup: no:', e)" >> "$OUT/host.txt" 2>&1
+# The native baselines (BGL, plain C++): the image has no boost-headers and no room is left for
+# its 27 MB wheel, so the headers they include travel as .boost/boost-subset.tgz (made by
+# `python -m graphrepro build-native --boost-subset .boost/boost-subset.tgz`). Runs would
+# otherwise write "not built" rows, a gap in a reference run: stop before any run instead.
+if [ -f .boost/boost-subset.tgz ]; then
+    mkdir -p /tmp/boost && tar xzf .boost/boost-subset.tgz -C /tmp/boost && export BOOST_INCLUDE=/tmp/boost
+fi
+if ! python3 -m graphrepro build-native >> "$OUT/host.txt" 2>&1; then
+    echo "the native baselines do not build here (carry .boost): stopping before any run" \
+        | tee -a "$OUT/host.txt"
+    exit 1
+fi
 resume=()
 if [ ! -d results-h100-run3 ] && [ -d reports/run3/results ]; then
     tar czf /tmp/run3-resume.tar.gz --transform 's,^reports/run3/results,results-h100-run3,' \

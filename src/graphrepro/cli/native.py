@@ -11,6 +11,12 @@ from .. import atomic
 def cmd_build_native(args) -> int:
     from .. import native
 
+    if args.boost_subset:
+        packed = native.pack_boost_subset(Path(args.boost_subset))
+        print(f"{args.boost_subset}: {packed['headers']} headers of Boost {packed['boost']} "
+              f"({packed['bytes'] / 1e6:.1f} MB); there: unpack it and set BOOST_INCLUDE to that "
+              f"directory", file=sys.stderr)
+        return 0
     directory = Path(args.out) if args.out else native.native_dir()
     if args.cuda:
         manifest = native.build_cuda(directory, force=args.force)
@@ -31,6 +37,9 @@ def add_build_native(sub) -> None:
     sp.add_argument("--force", action="store_true", help="rebuild even when up to date")
     sp.add_argument("--cuda", action="store_true",
                     help="build the CUDA C++ programs (the launch floor) with nvcc instead")
+    sp.add_argument("--boost-subset", metavar="TAR_GZ",
+                    help="build nothing: pack the Boost headers the programs include into this "
+                         "archive, for a machine without boost-headers (BOOST_INCLUDE there)")
     sp.set_defaults(func=cmd_build_native)
 
 

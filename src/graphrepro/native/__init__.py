@@ -180,6 +180,38 @@ def build(directory: Path | None = None, *, force: bool = False, log=None) -> di
         return manifest
 
 
+def pack_boost_subset(archive: Path) -> dict:
+    """Pack only the Boost headers the programs include (``g++ -M``) into a ``.tar.gz``, for a
+    machine with a compiler but neither boost-headers nor room to carry its 27 MB wheel (the GPU
+    image): unpack it anywhere there and point ``BOOST_INCLUDE`` at that directory."""
+    import tarfile
+
+    from .. import atomic
+
+    cxx, include = find_compiler(), boost_include()
+    root = os.path.normpath(include)
+    # what boost_include() checks and the manifest reads, whatever the programs include
+    headers = {"boost/version.hpp", "boost/graph/dijkstra_shortest_paths.hpp"}
+    with tempfile.TemporaryDirectory(prefix="graphrepro-native-") as tmp:
+        for name in (HEADER, *(f"{p}.cpp" for p in PROGRAMS)):
+            Path(tmp, name).write_text(_source(name))
+        for program in PROGRAMS:
+            done = subprocess.run([*shlex.split(cxx), *FLAGS, "-isystem", str(include), "-M",
+                                   str(Path(tmp, f"{program}.cpp"))], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise NativeBuildError(f"listing the headers of {program} failed:\n"
+                                       f"{done.stderr[-4000:]}")
+            for token in done.stdout.replace("\\\n", " ").split():
+                path = os.path.normpath(token)
+                if path.startswith(root + os.sep):
+                    headers.add(os.path.relpath(path, root))
+    with atomic.replacing(archive) as part, tarfile.open(part, "w:gz") as tar:
+        for rel in sorted(headers):
+            tar.add(Path(root, rel), arcname=rel)
+    return {"headers": len(headers), "boost": _boost_version(include),
+            "bytes": Path(archive).stat().st_size}
+
+
 # --- CUDA C++ programs (nvcc): the launch floor -------------------------------------------------
 
 CUDA_PROGRAMS = ("launch_floor",)
