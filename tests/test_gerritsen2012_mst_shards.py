@@ -235,6 +235,30 @@ def test_the_config_schema_takes_block_shards(shards, says):
             check_config(cfg)
 
 
+def test_estimates_are_scaled_by_how_far_they_missed_the_recorded_versions(tmp_path):
+    res, ref = tmp_path / "res", tmp_path / "ref"
+    config = {**_g12_config(block_shards=2), "results": str(res),
+              "targets": {"gerritsen2012_table3_2": {}, "gerritsen2012_table3_3": {}}}
+    (ref / "benchmarks").mkdir(parents=True)
+    for variant in ("gpu_baseline", "gpu_mark", "cpu_baseline", "cpu_mark"):  # 0.1 s a block
+        _fake(variant, [100.0] * 10).to_csv(ref / f"benchmarks/gerritsen2012_mst_{variant}.csv",
+                                            index=False)
+    # gpu_baseline's shards took twice the estimate here (0.24 s a block with the check)
+    for i in range(2):
+        done = res / f"shards/benchmarks/gerritsen2012_mst_gpu_baseline.{i}.provenance.json"
+        done.parent.mkdir(parents=True, exist_ok=True)
+        done.write_text(json.dumps({"job": {"wall_s": 4.2, "blocks": 5, "timed_s": 1.2,
+                                            "block_side": 8, "trials": 1}}))
+    jobs = {j.run_id.removeprefix("gerritsen2012_mst_"): j for j in plan_blocks(config, ref, res)}
+    assert jobs["gpu_baseline"].basis == "recorded"
+    mark = jobs["gpu_mark"]
+    assert mark.basis.startswith("estimated x2.00")
+    assert mark.per_source_s == pytest.approx(2 * 0.12)
+    # the CPU versions have nothing recorded to learn from: their estimates stand
+    assert jobs["cpu_mark"].basis == "estimated"
+    assert jobs["cpu_mark"].per_source_s == pytest.approx(0.12)
+
+
 def test_plan_and_deadline_gate_see_shard_sized_jobs(tmp_path, zgrid, monkeypatch, capsys):
     sys.path.insert(0, str(REPO / "workflow" / "scripts"))
     import timeboxed

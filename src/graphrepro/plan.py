@@ -19,7 +19,8 @@ first once their graph is ready; CPU-timed jobs one at a time on their own cores
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 FIXED_S = 3.0        # a timed job's start-up, graph load and warm-up where nothing was recorded
@@ -204,7 +205,7 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
     side, blocks = int(g12.get("block_side", 32)), int(g12.get("blocks", 16))
     trials, shards = int(g12.get("trials", 1)), int(g12.get("block_shards", 1))
     results = Path(results or config.get("results", "results"))
-    seen, out = set(), []
+    seen, out, misses = set(), [], {"gpu": [], "cpu": []}
     for name, tcfg in (config.get("targets") or {}).items():
         target = get_target(name)
         if not target.ready or (targets and name not in targets):
@@ -214,19 +215,33 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
             if variant not in VARIANTS or bench in seen:
                 continue
             seen.add(bench)
+            device = "gpu" if any(is_gpu(r) for r in VARIANTS[variant]) else "cpu"
             jobs = [j for j in _block_jobs(results, reference, bench)
                     if j.get("block_side") == side and j.get("trials") == trials]
             rates, basis = _rates_from_job(jobs, per="blocks"), "recorded"
+            estimate = _block_estimate(reference / "benchmarks" / f"{bench}.csv", side, trials)
             if rates is None:
-                rates = _block_estimate(reference / "benchmarks" / f"{bench}.csv", side, trials)
-                basis = "estimated"
+                rates, basis = estimate, "estimated"
+            elif estimate is not None:
+                misses[device].append(rates[1] / estimate[1])
             if rates is None:
                 rates, basis = (UNKNOWN_S, 0.0), "unknown"
-            gpu = any(is_gpu(r) for r in VARIANTS[variant])
-            out.append(PlannedRun(name, "benchmarks", bench, "gpu" if gpu else "cpu", rates[0],
-                                  rates[1], basis, shards, one_core=not gpu and shards > 1,
+            out.append(PlannedRun(name, "benchmarks", bench, device, rates[0], rates[1], basis,
+                                  shards, one_core=device == "cpu" and shards > 1,
                                   sources=blocks, kind="blocks"))
-    return out
+    return [_scaled_by_misses(job, misses[job.device]) for job in out]
+
+
+def _scaled_by_misses(job: PlannedRun, misses: list[float]) -> PlannedRun:
+    """A version estimated from the reference tables, scaled by how far those estimates missed
+    this run's recorded versions of the same kind (the median ratio): another host, or other
+    code, moves every version alike, and a deadline gate fed the raw estimate starts shards it
+    must then kill."""
+    if job.basis != "estimated" or not misses:
+        return job
+    ratio = statistics.median(misses)
+    return replace(job, fixed_s=job.fixed_s * ratio, per_source_s=job.per_source_s * ratio,
+                   basis=f"estimated x{ratio:.2f} (as this run's recorded {job.device} versions)")
 
 
 def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
