@@ -41,6 +41,7 @@ class PlannedRun:
     one_core: bool = False  # a CPU timing on one core: host_cpu_slots may run several at once
     sources: int = 6        # its graph's sources (configs.sources_of); a block job's blocks
     kind: str = "run"       # or "blocks": a chapter-3 block job (graph "benchmarks", no references)
+    members: tuple = ()     # an interleaved group's run ids (as_jobs), else none
 
     def job_seconds(self, sources: int | None = None) -> list[float]:
         """The seconds of each of the run's jobs (one per shard), over its graph's sources."""
@@ -302,16 +303,15 @@ def schedule(runs: list[PlannedRun], gpus: int, prep_threads: int,
             "cpu_end_s": cpu_end, "wall_s": max(prep_end, max(free) if gpu_jobs else 0.0, cpu_end)}
 
 
-def _jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
-    """The runs as the schedule sees them: an interleaved group is one job (per shard)."""
-    from dataclasses import replace
-
+def as_jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
+    """The runs as the schedule sees them: an interleaved group is one job (per shard), its
+    ``members`` the group's run ids, started under the first one's output."""
     by_key = {(r.graph, r.run_id): r for r in runs}
     grouped = []
     for graph, ids in interleaved_groups(config):
         members = [by_key.pop((graph, r)) for r in ids if (graph, r) in by_key]
         if members:
-            grouped.append(replace(members[0], run_id="+".join(ids),
+            grouped.append(replace(members[0], run_id="+".join(ids), members=tuple(ids),
                                    fixed_s=sum(m.fixed_s for m in members),
                                    per_source_s=sum(m.per_source_s for m in members)))
     return list(by_key.values()) + grouped
@@ -337,7 +337,7 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
     for row in per_target.values():
         row["basis"] = ",".join(sorted(row["basis"]))
     cpu_slots = max(1, min(int(cpu_slots), timed_cores))
-    sched = schedule(_jobs(config, runs), gpus, prep_threads, refs, cpu_slots)
+    sched = schedule(as_jobs(config, runs), gpus, prep_threads, refs, cpu_slots)
     return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "cpu_slots": cpu_slots,
             "prep_threads": prep_threads,
             "sources": sources, "targets": per_target,

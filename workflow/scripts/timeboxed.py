@@ -63,7 +63,7 @@ def _without_targets(smk_args: list[str]) -> list[str]:
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
     """{output path: seconds} for every timed run and shard of the config, and every job (or
     shard) of gerritsen2012 chapter 3's blocks."""
-    from graphrepro.plan import interleaved_groups, plan_blocks, plan_runs
+    from graphrepro.plan import as_jobs, plan_blocks, plan_runs
     from graphrepro.solvers import run_file_id
 
     def paths(graph, run_id, shards, whole="runs"):
@@ -73,19 +73,17 @@ def _estimates(config: dict, results: Path, reference: Path) -> dict:
                     for i in range(shards)]
         return [os.path.normpath(results / whole / graph / f"{name}.csv")]
 
-    out, planned = {}, {}
-    for run in plan_runs(config, reference, results):
-        planned[(run.graph, run.run_id)] = run
+    out = {}
+    runs = plan_runs(config, reference, results)
+    for run in runs:
         out.update(zip(paths(run.graph, run.run_id, run.shards), run.job_seconds()))
+    # an interleaved group is one job, started under its first run's output: it needs them all
+    for job in as_jobs(config, runs):
+        if job.members:
+            out.update(zip(paths(job.graph, job.members[0], job.shards), job.job_seconds()))
     # benchmarks/NAME.csv, or its shards shards/benchmarks/NAME.I.csv (graph "benchmarks")
     for job in plan_blocks(config, reference, results):
         out.update(zip(paths(job.graph, job.run_id, job.shards, whole=""), job.job_seconds()))
-    # an interleaved group is one job, started under its first run's output: it needs them all
-    for graph, ids in interleaved_groups(config):
-        runs = [planned[(graph, r)] for r in ids if (graph, r) in planned]
-        if runs:
-            for i, first in enumerate(paths(graph, ids[0], runs[0].shards)):
-                out[first] = sum(r.job_seconds()[i] for r in runs)
     return out
 
 
