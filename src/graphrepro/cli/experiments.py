@@ -182,6 +182,10 @@ def cmd_retabulate(args) -> int:
 
     config = _merged_config(args.configfile)
     root = Path(args.results)
+    if args.complete:
+        from ..wholerun import require_whole_run
+
+        require_whole_run(config, root, args.complete)  # before a reference: nothing tabulated
     names = args.targets or [n for n in config.get("targets", {}) if get_target(n).ready]
     for name in names:
         settings = config["targets"].get(name)
@@ -217,4 +221,8 @@ def add_retabulate(sub) -> None:
     sp.add_argument("--targets", nargs="*", help="only these (default: every ready one configured)")
     sp.add_argument("--figures-only", action="store_true",
                     help="redraw the figures only; leave the target tables as they are")
+    sp.add_argument("--complete", metavar="RUN_NAME",
+                    help="first check that the folder is one whole run of that name (every run "
+                         "file and benchmark table the targets read, each made by it, none with "
+                         "rows of a program never built), and tabulate nothing if not")
     sp.set_defaults(func=cmd_retabulate)

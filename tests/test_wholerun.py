@@ -1,0 +1,73 @@
+"""The check before a results folder becomes the reference (`retabulate --complete RUN_NAME`):
+every table its targets read is there, made by that run, with no row of a program never built."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graphrepro.errors import InputError
+from graphrepro.wholerun import expected_tables, gaps, require_whole_run
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = {"results": "results", "seed": 1, "measure": {"sources": 2, "trials": 1, "warmup": 0},
+          "graphs": {"g": {"generate": {"kind": "road_grid", "rows": 3, "cols": 3, "seed": 1}}},
+          "targets": {"singla_fig7_9": {"graphs": ["g"], "runs": ["dijkstra", "harish"]},
+                      "an2017_transfers": {}}}
+
+
+def _table(path: Path, run_name, status="ok"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"source": [0, 1], "status": [status, "ok"]}).to_csv(path, index=False)
+    record = {"date": "2026-11-26", **({"run_name": run_name} if run_name else {})}
+    path.with_suffix(".provenance.json").write_text(json.dumps(record))
+
+
+@pytest.fixture
+def whole(tmp_path):
+    root = tmp_path / "run"
+    for path in expected_tables(CONFIG, root):
+        _table(path, "run 3")
+    return root
+
+
+def test_the_tables_a_config_reads_are_its_run_files_and_benchmarks(tmp_path):
+    names = {str(p.relative_to(tmp_path)) for p in expected_tables(CONFIG, tmp_path)}
+    assert names == {"runs/g/dijkstra.csv", "runs/g/harish.csv",
+                     "benchmarks/an2017_transfers.csv"}
+
+
+def test_a_whole_run_has_no_gaps_and_each_kind_of_gap_is_named(whole):
+    assert gaps(CONFIG, whole, "run 3") == []
+    (whole / "runs/g/harish.csv").unlink()
+    _table(whole / "runs/g/dijkstra.csv", None)
+    _table(whole / "benchmarks/an2017_transfers.csv", "run 3", status="not built: no Boost headers")
+    found = gaps(CONFIG, whole, "run 3")
+    assert found == [f"{whole}/runs/g/dijkstra.csv: made by a run with no run_name, not run 3",
+                     f"{whole}/runs/g/harish.csv: missing",
+                     f"{whole}/benchmarks/an2017_transfers.csv: 1 row(s) of a program never "
+                     f"built on that machine"]
+    assert gaps(CONFIG, whole, "run 4")[0].endswith("made by a run with no run_name, not run 4")
+    with pytest.raises(InputError, match=r"not one whole run 'run 3' of the config \(3 gap\(s\)\)"):
+        require_whole_run(CONFIG, whole, "run 3")
+    with pytest.raises(InputError, match=r"and 2 more"):
+        require_whole_run(CONFIG, whole, "run 3", shown=1)
+
+
+def test_retabulate_complete_tabulates_nothing_from_a_part_of_a_run(tmp_path):
+    # run 3's own config over a folder holding none of it: refused before any table is written
+    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml", "h100-run3.yaml")]
+    root = tmp_path / "part"
+    (root / "sources").mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
+                           "--configfile", *configs, "--complete", "run 3"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert done.returncode != 0
+    assert "is not one whole run 'run 3' of the config" in done.stderr
+    assert re.search(r"\(\d{3} gap\(s\)\)", done.stderr)  # every table of the config
+    assert "part/runs/ny/harish.csv: missing" in done.stderr
+    assert not (root / "claims.csv").exists() and not (root / "targets").exists()
