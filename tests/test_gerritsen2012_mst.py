@@ -349,6 +349,22 @@ def test_a_wrong_block_mst_stops_the_experiment(small_zgrid):
         mst_measure.verify_block(np.arange(16).reshape(4, 4), bad, where="test", tie_check=False)
 
 
+def test_a_gpu_steps_other_minimum_tree_fails_the_tie_check():
+    from graphrepro.solvers.gerritsen2012.types import BlockMST
+
+    flat = np.full((4, 4), 7)  # every spanning tree weighs the same
+    ref = step(PER_BLOCK_MST, "kruskal")(flat)
+    rows = [(r * 4 + c, r * 4 + c + 1) for r in range(4) for c in range(3)]
+    comb = rows + [(r * 4, r * 4 + 4) for r in range(3)]  # each row, joined down the first column
+    u, v = (np.array(x, dtype=np.int64) for x in zip(*comb))
+    other = BlockMST(u, v, np.zeros(len(u), dtype=ref.w.dtype) + ref.w[0])
+    assert {*zip(u.tolist(), v.tolist())} != {*zip(ref.u.tolist(), ref.v.tolist())}
+    mst_measure.verify_block(flat, other, where="test", tie_check=False)  # a minimum tree
+    with pytest.raises(VerificationError, match="differs edge for edge"):
+        mst_measure.verify_block(flat, other, where="test", tie_check=True)
+    mst_measure.verify_block(flat, ref, where="test", tie_check=True)
+
+
 def test_measure_io_sweep_counts_transfers(small_zgrid):
     t = mst_measure.measure_io(small_zgrid, block=4, per_block="tournament",
                                reduce="cpu@deletion=mark,storage=prealloc", sides=(8, 16, 32),
