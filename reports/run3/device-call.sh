@@ -3,9 +3,10 @@
 # after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
 #   bash reports/run3/device-call.sh MINUTES
 # RUN3_TARGETS (words) replaces the targets below, e.g. the GPU versions' chapter-3 block shards
-# beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards"; the others are g12-ch3 (chapter
-# 3's block tables), g12-ch5 (chapter 5, Tables 3.6 and 3.8 on the crop, the Wake County piece
-# beside its stand-in) and g12-full (Table 3.8 on the whole grid). RUN3_CONFIG adds snakemake
+# beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards"; the others are native (BGL's
+# and the C++ Dijkstra's run files), g12-ch3 (chapter 3's block tables), g12-ch5 (chapter 5,
+# Tables 3.6 and 3.8 on the crop, the Wake County piece beside its stand-in) and g12-full
+# (Table 3.8 on the whole grid). RUN3_CONFIG adds snakemake
 # --config words (which replace the gpu-host profile's: restate host_gpus=auto), e.g.
 # "host_gpus=auto host_timed_cores=16 host_cpu_slots=16" for the CPU versions' block shards,
 # timed side by side.
@@ -64,6 +65,11 @@ for word in ${RUN3_TARGETS:-main}; do
         g12-ch3) targets+=("${g12_ch3[@]}") ;;
         g12-ch5) targets+=("${g12_ch5[@]}") ;;
         g12-full) targets+=(gerritsen2012_table3_8_full) ;;  # resumable: warm calls back to back
+        native)  # the native baselines' run files, remade with the Boost headers carried
+            for f in {ny,calnev,western,col,web_google,web_google_w1000,uniform_1m}/bgl_dijkstra \
+                     {ny,calnev,western}/cpp_dijkstra; do
+                targets+=("results-h100-run3/runs/$f.csv")
+            done ;;
         g12-gpu-shards)  # the GPU versions' block shards alone: no CPU timing beside the main ones
             for v in gpu_baseline gpu_mark gpu_prealloc gpu_reduce gpu64_prealloc gpu64_reduce; do
                 for ((i = 0; i < g12_shards; i++)); do

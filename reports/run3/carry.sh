@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Keep what a device call sends under its 64 MiB (the tree, plus .whl, .realdata, .peers and
+# .boost carried): from the repository root,
+#   bash reports/run3/carry.sh aside [main|native|g12]    before the call
+#   bash reports/run3/carry.sh back                        after it (and after a failed one)
+# aside moves what the call does not read to $RUN3_ASIDE (default ../run3-aside, outside the
+# repository) and lists it there; back returns exactly that. The kinds:
+#   main    the whole run's targets: the reference's folders the deadline gate does not read
+#           (it reads reports/reference/benchmarks and runs/ for its estimates), the call logs,
+#           FLA and NE (the stand-ins table is made: name the targets without `standins`), and
+#           the wheels only the tests need;
+#   native  main, and run 3's finished run files, calibration, stand-ins and graphs' shards: a
+#           call that remakes named run files (their sources and chapter 3's block shards stay);
+#   g12     native, and the sources: gerritsen2012 alone (no graph cache is rebuilt either).
+set -euo pipefail
+aside=${RUN3_ASIDE:-../run3-aside}
+manifest=$aside/moved.txt
+
+size() {  # what the call would send: the tree git sees and the carried folders, in MiB
+    { git ls-files -z | xargs -0 stat -c %s 2>/dev/null
+      git ls-files -o --exclude-standard -z | xargs -0 -r stat -c %s
+      find .whl .realdata .peers .boost -type f -exec stat -c %s {} + 2>/dev/null; } |
+        awk '{s += $1} END {printf "%.1f MiB\n", s / 1048576}'
+}
+
+case ${1:-} in
+aside)
+    kind=${2:-main}
+    [ -e "$manifest" ] && { echo "$manifest exists: run 'back' first" >&2; exit 1; }
+    ref=reports/reference res=reports/run3/results
+    paths=($ref/{peers,host-scaling,figures,frontier,frontier2,frontier3,older,checks,launch}
+           $ref/runs/{roadnet_ca,roadnet_cal,msdoor} reports/run3/calls
+           .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis}-*.whl)
+    case $kind in
+        main) ;;
+        native|g12)
+            paths+=($res/{runs,calibration,standins,standins.csv})
+            for d in "$res"/shards/*/; do
+                [ "$(basename "$d")" = benchmarks ] || paths+=("${d%/}")
+            done
+            [ "$kind" = g12 ] && paths+=($res/sources) ;;
+        *) echo "aside: main, native or g12, not $kind" >&2; exit 2 ;;
+    esac
+    mkdir -p "$aside"
+    : > "$manifest.part"
+    for p in "${paths[@]}"; do
+        [ -e "$p" ] || continue
+        mkdir -p "$aside/$(dirname "$p")"
+        mv "$p" "$aside/$p"
+        echo "$p" >> "$manifest.part"
+    done
+    mv "$manifest.part" "$manifest"
+    echo "moved $(wc -l < "$manifest") paths to $aside; the call sends $(size)" ;;
+back)
+    [ -f "$manifest" ] || { echo "nothing to bring back ($manifest missing)" >&2; exit 1; }
+    # before unpacking a call's state over results/: else a folder it makes is here twice
+    while read -r p; do
+        if [ ! -e "$aside/$p" ]; then
+            [ -e "$p" ] && continue  # brought back by an earlier, interrupted 'back'
+            echo "missing: $aside/$p" >&2; exit 1
+        fi
+        [ -e "$p" ] && { echo "both here and aside: $p (left aside)" >&2; exit 1; }
+        mkdir -p "$(dirname "$p")"
+        mv "$aside/$p" "$p"
+    done < "$manifest"
+    rm "$manifest"
+    find "$aside" -depth -type d -empty -delete
+    echo "brought back; the tree sends $(size) with the carried folders" ;;
+*)
+    echo "usage: bash reports/run3/carry.sh aside [main|native|g12] | back" >&2; exit 2 ;;
+esac
