@@ -410,3 +410,15 @@ def test_table1_on_a_real_topology_judges_what_the_topology_can_answer():
     stats["col"]["vertices"] = 435665
     verdict = judge(row, evidence_table1(claims, pd.DataFrame(), stats)["t1.col"])
     assert verdict.verdict == "not reproduced" and "vertices 435,665" in verdict.reason
+
+
+def test_a_rows_run_names_the_run_then_its_days_and_commits():
+    from graphrepro.claims.origin import _runs
+
+    named = pd.Series(["run 3 2026-11-26 6e86660", "run 3 2026-11-26 d08dc26",
+                       "run 3 2026-11-25 db4d95f", ""])
+    assert _runs(named) == "run 3 2026-11-25 (db4d95f); run 3 2026-11-26 (6e86660, d08dc26)"
+    unnamed = pd.Series(["2026-11-23 418c477", "2026-11-23 ab6f7a0", "2026-11-24 3e3b9f5"])
+    assert _runs(unnamed) == "2026-11-23 (418c477, ab6f7a0); 2026-11-24 (3e3b9f5)"
+    assert _runs(pd.Series(["2026-11-23", "run 2 2026-11-24 3e3b9f5"])) \
+        == "2026-11-23; run 2 2026-11-24 (3e3b9f5)"

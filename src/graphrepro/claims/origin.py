@@ -8,9 +8,13 @@ say it again.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from .runs import OLD_LAUNCH_PATH
+
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 COLUMNS = ("run", "launch_path", "sources", "trials")
 # How the ledger names each launch path: a run's record says graphrepro.launch, says nothing
@@ -60,13 +64,20 @@ def describe(rows: pd.DataFrame) -> dict:
 
 
 def _runs(labels: pd.Series) -> str:
-    """"2026-11-23 (418c477, ab6f7a0); 2026-11-24 (3e3b9f5)": the runs' days and commits."""
-    by_day: dict = {}
+    """"run 3 2026-11-26 (6e86660, d08dc26); 2026-11-23 (418c477)": each run's name where it
+    has one, its days and commits, from labels "[run name] day commit" (report/tables.py)."""
+    by_run: dict = {}
     for label in sorted({str(x) for x in labels if str(x)}):
-        day, _, commit = label.partition(" ")
-        by_day.setdefault(day, []).append(commit)
-    return "; ".join(f"{d} ({', '.join(c for c in cs if c)})" if any(cs) else d
-                     for d, cs in by_day.items())
+        words = label.split()
+        day = next((i for i, w in enumerate(words) if DAY.fullmatch(w)), None)
+        if day is None:  # no day recorded: the label as it is
+            key, commit = (label, ""), ""
+        else:
+            key, commit = (" ".join(words[:day]), words[day]), " ".join(words[day + 1:])
+        by_run.setdefault(key, []).append(commit)
+    return "; ".join(" ".join(p for p in key if p)
+                     + (f" ({', '.join(c for c in cs if c)})" if any(cs) else "")
+                     for key, cs in by_run.items())
 
 
 def _same_data(bench: pd.DataFrame, evidence) -> bool:
