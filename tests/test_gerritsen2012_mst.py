@@ -3,6 +3,7 @@ removal and path contraction (observations 3, 4), the per-block MST steps, and H
 I/O-efficient framework against Kruskal on hand-made and real grids."""
 
 import gzip
+import json
 
 import numpy as np
 import pytest
@@ -363,6 +364,64 @@ def test_a_gpu_steps_other_minimum_tree_fails_the_tie_check():
     with pytest.raises(VerificationError, match="differs edge for edge"):
         mst_measure.verify_block(flat, other, where="test", tie_check=True)
     mst_measure.verify_block(flat, ref, where="test", tie_check=True)
+
+
+def test_block_references_made_once_check_every_version_as_made_in_place(small_zgrid, tmp_path):
+    record = mst_measure.block_references(small_zgrid, block_side=8, blocks=6, jobs=2,
+                                          log=lambda m: None)
+    one = mst_measure.block_references(small_zgrid, block_side=8, blocks=6, log=lambda m: None)
+    assert record == one and len(record["references"]) == 6  # the processes split, same answer
+    path = tmp_path / "refs.json"
+    path.write_text(json.dumps(record))
+    refs = mst_measure.load_block_references(path, small_zgrid, block_side=8, blocks=6)
+    kw = dict(variant="cpu_mark", block_side=8, blocks=6, log=lambda m: None)
+    here, there = (mst_measure.measure_blocks(small_zgrid, references=r, **kw)
+                   for r in (None, refs))
+    cols = ["block", "bx", "by", "status"]
+    pd.testing.assert_frame_equal(here[cols], there[cols])
+    # a wrong reference fails the block it belongs to, loudly
+    bad = {i: (w + 1, d) for i, (w, d) in refs.items()}
+    with pytest.raises(VerificationError, match="total weight"):
+        mst_measure.measure_blocks(small_zgrid, references=bad, **kw)
+    tied = {i: (w, "0" * 32) for i, (w, d) in refs.items()}  # a GPU step's tie check reads it
+    with pytest.raises(VerificationError, match="differs edge for edge"):
+        mst_measure.verify_block(*_block_and_tree(small_zgrid), where="t", tie_check=True,
+                                 reference=tied[0])
+    # a file of another choice of blocks, or not a references file, is refused by name
+    with pytest.raises(InputError, match="blocks 6, not 4"):
+        mst_measure.load_block_references(path, small_zgrid, block_side=8, blocks=4)
+    path.write_text(json.dumps(record)[:-9])  # cut short
+    with pytest.raises(InputError, match="not a block references file"):
+        mst_measure.load_block_references(path, small_zgrid, block_side=8, blocks=6)
+
+
+def _block_and_tree(zgrid):
+    from graphrepro.terrain.blockio import IOCounter, ZBlocks
+
+    zb = ZBlocks(zgrid, IOCounter())
+    bx, by = mst_measure.centre_blocks(zb.rows, zb.cols, zb.side, 8, 6)[0]
+    values = zb.read(8, bx, by)
+    return values, step(PER_BLOCK_MST, "kruskal")(values)
+
+
+def test_a_grid_tree_check_names_each_way_a_tree_is_wrong():
+    from graphrepro.solvers.gerritsen2012.types import BlockMST
+
+    values = np.random.default_rng(3).integers(0, 50, (4, 4))
+    tree = step(PER_BLOCK_MST, "kruskal")(values)
+    ref = mst_measure.block_reference(values)
+
+    def fails(u, v, w, says):
+        with pytest.raises(VerificationError, match=says):
+            mst_measure.verify_block(values, BlockMST(np.array(u), np.array(v), np.array(w)),
+                                     where="t", tie_check=False, reference=ref)
+
+    u, v, w = tree.u.tolist(), tree.v.tolist(), tree.w.tolist()
+    fails(u[:-1] + [3], v[:-1] + [4], w[:-1] + [int(max(values.flat[3], values.flat[4]))],
+          "not an edge of the block's grid")  # 3 and 4 are a row's end and the next's start
+    fails(u, v, w[:-1] + [w[-1] + 1], "has weight")
+    fails(u + [u[0]], v + [v[0]], w + [w[0]], "16 edges")
+    fails(u[:-1] + [u[0]], v[:-1] + [v[0]], w[:-1] + [w[0]], "closes a cycle")
 
 
 def test_measure_io_sweep_counts_transfers(small_zgrid):

@@ -34,17 +34,19 @@ def cmd_mst_blocks(args) -> int:
     from ..placement import process_age_s
 
     started, t0 = process_age_s(), time.perf_counter()
-    from ..solvers.gerritsen2012.mst_measure import measure_blocks
+    from ..solvers.gerritsen2012.mst_measure import load_block_references, measure_blocks
 
     shard = None
     if args.shard:
         from ..harness.shards import parse_shard
 
         shard = parse_shard(args.shard)
+    references = (load_block_references(args.references, args.zgrid, block_side=args.block_side,
+                                        blocks=args.blocks) if args.references else None)
     table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
                            reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
                            trials=args.trials, warmup=args.warmup, shard=shard,
-                           log=lambda m: print(m, file=sys.stderr))
+                           references=references, log=lambda m: print(m, file=sys.stderr))
     out = atomic.write_csv(table, args.output)
     if shard is not None:  # the merge says from these where and when each shard was timed
         from ..harness import provenance
@@ -69,7 +71,31 @@ def add_mst_blocks(sub) -> None:
                     help="time only shard I (from 0) of N: every N-th of the centre blocks from "
                          "the I-th (a provenance record beside the table; `merge-blocks` joins "
                          "the N)")
+    sp.add_argument("--references", metavar="JSON",
+                    help="check each block against this file of `mst-block-refs` (made for the "
+                         "same grid and blocks) instead of making its reference here")
     sp.set_defaults(func=cmd_mst_blocks)
+
+
+def cmd_mst_block_refs(args) -> int:
+    from ..solvers.gerritsen2012.mst_measure import block_references
+
+    record = block_references(args.zgrid, block_side=args.block_side, blocks=args.blocks,
+                              jobs=args.jobs, log=lambda m: print(m, file=sys.stderr))
+    atomic.write_text(args.output, json.dumps(record) + "\n")
+    return 0
+
+
+def add_mst_block_refs(sub) -> None:
+    sp = sub.add_parser("mst-block-refs", help="gerritsen2012 ch. 3: each centre block's "
+                        "reference (minimum weight, the kruskal step's tree), made once for "
+                        "every version's `mst-blocks --references`")
+    sp.add_argument("zgrid", help="a converted grid (NAME.zgrid, written by `dem`)")
+    sp.add_argument("--block-side", type=int, required=True)
+    sp.add_argument("--blocks", type=int, required=True, help="centre blocks, as `mst-blocks`")
+    sp.add_argument("--jobs", type=int, default=1, help="processes (every N-th block each)")
+    sp.add_argument("--output", required=True, help="JSON")
+    sp.set_defaults(func=cmd_mst_block_refs)
 
 
 def cmd_merge_blocks(args) -> int:

@@ -35,6 +35,7 @@ from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
 from ...terrain.dem import grid_edges
 from ..base import parse_run_id
 from . import PER_BLOCK_MST, REDUCE, step
+from .block_check import block_reference, verify_block  # noqa: F401 (verify_block: here too)
 from .mst_io import PARTS, io_mst, process_block
 from .mst_journal import FINGERPRINT, WorkDirMismatch, file_sha256
 
@@ -96,32 +97,15 @@ def _typed(v: str):
         return v
 
 
-def verify_block(values, bm, *, where: str, tie_check: bool) -> None:
-    """The block's MST against the Kruskal reference; on a GPU step also edge for edge against the
-    CPU kruskal step, which uses the same packed-key tie rule."""
-    values = np.asarray(values, dtype=np.int64)
-    u, v, w = grid_edges(values)
-    edges = mst.from_arrays(values.size, u, v, w, name=where)
-    mst.check(edges, mst.MSTResult(bm.u, bm.v, bm.w, 0.0), solver=where)
-    if tie_check:
-        ref = step(PER_BLOCK_MST, "kruskal")(values)
-        # the two edge sets as sorted unique keys u*n+v: a set of 65k Python tuples each side
-        # cost a 256^2 block about 30 ms, a tenth of its untimed time
-        n = values.size
-        keys = [np.unique(np.asarray(m.u, np.int64) * n + np.asarray(m.v, np.int64))
-                for m in (bm, ref)]
-        if not np.array_equal(*keys):
-            raise VerificationError(f"WRONG ANSWER: {where}: the MST differs edge for edge from the "
-                                    f"CPU's under the packed-key tie rule")
-
-
 def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None = None,
                    reduce: str | None = None, block_side: int, blocks: int, trials: int = 1,
                    warmup: int = 1, shard: tuple[int, int] | None = None,
-                   log=print) -> pd.DataFrame:
+                   references: dict | None = None, log=print) -> pd.DataFrame:
     """One row per (block, trial); ``shard`` (I, N): only the blocks of ``shard_blocks``, each row
-    keeping the block's index among all the chosen ones and saying its shard ("I/N"). The
-    table's ``attrs["timed_unix"]`` is when the first timed block began and the last ended."""
+    keeping the block's index among all the chosen ones and saying its shard ("I/N"). Each
+    block's first trial is checked against ``references`` {block index: (weight, digest)}
+    (`block_references`), or against a reference made then. The table's
+    ``attrs["timed_unix"]`` is when the first timed block began and the last ended."""
     if variant is not None:
         if variant not in VARIANTS:
             raise InputError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
@@ -164,13 +148,13 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
     with tempfile.TemporaryDirectory(prefix="graphrepro-blocks-") as tmp:
         store = BlockStore(Path(tmp), counter)
 
-        def one(bx, by, check):
+        def one(i, bx, by, check):
             row = process_block(zb, store, b, bx, by, block_mst, reducer, mst_params, red_params,
                                 keep_arrays=check)
             if check:
                 where = f"{per_block} on block ({bx}, {by}) of {Path(zgrid).name}"
                 verify_block(row.pop("_values"), row.pop("_mst"), where=where,
-                             tie_check=is_gpu(per_block))
+                             tie_check=is_gpu(per_block), reference=(references or {}).get(i))
                 red = row.pop("_reduced")
                 both = np.sort(np.concatenate([red.rep, red.definite]))
                 if not np.array_equal(both, np.arange(len(both))) or \
@@ -181,11 +165,11 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
 
         try:
             for _ in range(warmup):  # compiles, warms caches; verified, not recorded
-                one(*mine[0][1], True)
+                one(mine[0][0], *mine[0][1], True)
             timed_from = time.time()
             for i, (bx, by) in mine:
                 for trial in range(trials):
-                    row = one(bx, by, trial == 0)
+                    row = one(i, bx, by, trial == 0)
                     row["total"] = sum(row[p] for p in PARTS)
                     rows.append({**base, "block": i, "trial": trial, "status": "ok",
                                  "device_name": device_name,
@@ -200,6 +184,57 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
     log(f"{base['variant']}: {len(mine)} blocks of {b}^2{which}, per block min {avg.min():.2f} "
         f"avg {avg.mean():.2f} max {avg.max():.2f} ms, verified")
     return table
+
+
+# --- the blocks' references, made once for every version (block_check) -----------------------
+
+def _references_of(zgrid, b: int, chosen: list) -> dict:
+    zb = ZBlocks(zgrid, IOCounter())
+    return {i: block_reference(zb.read(b, bx, by)) for i, (bx, by) in chosen}
+
+
+def block_references(zgrid, *, block_side: int, blocks: int, jobs: int = 1, log=print) -> dict:
+    """{block index: (weight, digest)} for the centre blocks `measure_blocks` chooses, made in
+    ``jobs`` processes (every ``jobs``-th block each), and the grid they are of."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    zb = ZBlocks(zgrid, IOCounter())
+    b = block_side
+    if b < 2 or b > zb.side or b & (b - 1):
+        raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
+    chosen = list(enumerate(centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)))
+    jobs = max(1, min(int(jobs), len(chosen)))
+    started = time.time()
+    if jobs == 1:
+        refs = _references_of(zgrid, b, chosen)
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            parts = pool.map(_references_of, [zgrid] * jobs, [b] * jobs,
+                             [chosen[k::jobs] for k in range(jobs)])
+            refs = {i: r for part in parts for i, r in part.items()}
+    log(f"{len(refs)} block references of {b}^2 in {time.time() - started:.1f} s ({jobs} "
+        f"process(es))")
+    return {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols, "block_side": b,
+            "blocks": len(chosen),
+            "references": {str(i): [int(w), d] for i, (w, d) in sorted(refs.items())}}
+
+
+def load_block_references(path, zgrid, *, block_side: int, blocks: int) -> dict:
+    """The references of `block_references` written to ``path``, for this grid and these blocks
+    only (else InputError, naming what differs): {block index: (weight, digest)}."""
+    try:
+        record = json.loads(Path(path).read_text())
+        zb = ZBlocks(zgrid, IOCounter())
+        want = {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
+                "block_side": block_side, "blocks": len(centre_blocks(zb.rows, zb.cols, zb.side,
+                                                                      block_side, blocks))}
+        differ = [f"{k} {record.get(k)!r}, not {v!r}" for k, v in want.items() if record.get(k) != v]
+        if differ:
+            raise InputError(f"{path}: block references of another grid or choice of blocks: "
+                             f"{'; '.join(differ)}")
+        return {int(i): (int(w), str(d)) for i, (w, d) in record["references"].items()}
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise InputError(f"{path}: not a block references file ({e})") from None
 
 
 # --- the whole framework ---------------------------------------------------------------------------
