@@ -65,7 +65,10 @@ def _tables(workdir: Path) -> dict[str, pd.DataFrame]:
     out = {}
     for path in sorted((workdir / "results" / "targets").glob("*.csv")):
         table = pd.read_csv(path)
-        out[path.stem] = table.drop(columns=[c for c in table.columns if TIMED.search(c)])
+        # "run" names the run that made each row (its day and commit): two runs differ there, and
+        # a pair of runs either side of midnight differs by its day
+        out[path.stem] = table.drop(columns=[c for c in table.columns
+                                             if TIMED.search(c) or c == "run"])
     return out
 
 
