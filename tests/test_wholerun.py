@@ -71,3 +71,11 @@ def test_retabulate_complete_tabulates_nothing_from_a_part_of_a_run(tmp_path):
     assert re.search(r"\(\d{3} gap\(s\)\)", done.stderr)  # every table of the config
     assert "part/runs/ny/harish.csv: missing" in done.stderr
     assert not (root / "claims.csv").exists() and not (root / "targets").exists()
+
+
+def test_a_damaged_provenance_record_is_a_gap_and_the_list_goes_on(whole):
+    (whole / "runs/g/dijkstra.provenance.json").write_text("{not json")
+    (whole / "runs/g/harish.csv").unlink()
+    found = gaps(CONFIG, whole, "run 3")
+    assert len(found) == 2 and "dijkstra.csv: made by a damaged record" in found[0]
+    assert found[1].endswith("harish.csv: missing")

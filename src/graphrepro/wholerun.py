@@ -10,12 +10,12 @@ a program that was never built.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from .errors import InputError
+from .native import NotBuildableHere
 
 
 def expected_tables(config: dict, root: Path) -> list[Path]:
@@ -32,12 +32,15 @@ def expected_tables(config: dict, root: Path) -> list[Path]:
     return list(dict.fromkeys(paths))
 
 
-def _run_name(table: Path) -> str | None:
-    record = table.with_suffix(".provenance.json")
+def _made_by(table: Path) -> str:
+    """The run that made a table, by its provenance record, said as a gap's line ends."""
+    from .harness.files import read_provenance
+
     try:
-        return json.loads(record.read_text()).get("run_name")
-    except (OSError, json.JSONDecodeError, AttributeError):
-        return None
+        record = read_provenance(table)
+    except InputError as e:  # a damaged record is a gap too, named, not the end of the list
+        return f"a damaged record ({e})"
+    return (record or {}).get("run_name") or "a run with no run_name"
 
 
 def _never_built(table: Path) -> int:
@@ -47,7 +50,7 @@ def _never_built(table: Path) -> int:
         return 0  # an unreadable table is the tabulation's to refuse, with its own message
     if "status" not in status:
         return 0
-    return int(status["status"].fillna("").str.startswith("not built").sum())
+    return int(status["status"].fillna("").str.startswith(NotBuildableHere.status).sum())
 
 
 def gaps(config: dict, root: Path, run_name: str) -> list[str]:
@@ -58,9 +61,9 @@ def gaps(config: dict, root: Path, run_name: str) -> list[str]:
         if not table.is_file():
             out.append(f"{table}: missing")
             continue
-        made_by = _run_name(table)
+        made_by = _made_by(table)
         if made_by != run_name:
-            out.append(f"{table}: made by {made_by or 'a run with no run_name'}, not {run_name}")
+            out.append(f"{table}: made by {made_by}, not {run_name}")
         if count := _never_built(table):
             out.append(f"{table}: {count} row(s) of a program never built on that machine")
     return out

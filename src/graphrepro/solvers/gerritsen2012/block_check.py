@@ -61,7 +61,8 @@ def verify_block(values, bm, *, where: str, tie_check: bool, reference=None) -> 
 def _check_grid_tree(values: np.ndarray, bm, weight: int, where: str) -> None:
     """A spanning tree of the block's grid graph: every edge joins 8-neighbours and weighs the
     larger of their values, n - 1 edges (a block is one connected grid), no cycle, and the
-    minimum total."""
+    minimum total. It asks what `mst.check` asks of any graph, from the grid itself: building
+    the block's edge list for `mst.check` would cost most of what the references saved."""
     n, cols = values.size, values.shape[1]
     u, v, w = (np.asarray(x, dtype=np.int64) for x in (bm.u, bm.v, bm.w))
     if not (u.shape == v.shape == w.shape and u.ndim == 1):

@@ -97,6 +97,13 @@ def _typed(v: str):
         return v
 
 
+def _chosen_blocks(zb: ZBlocks, b: int, blocks: int) -> list[tuple[int, int]]:
+    """The centre blocks of side ``b`` a measurement (and its references) take, in order."""
+    if b < 2 or b > zb.side or b & (b - 1):
+        raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
+    return centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)
+
+
 def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None = None,
                    reduce: str | None = None, block_side: int, blocks: int, trials: int = 1,
                    warmup: int = 1, shard: tuple[int, int] | None = None,
@@ -115,9 +122,7 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
     counter = IOCounter()
     zb = ZBlocks(zgrid, counter)
     b = block_side
-    if b < 2 or b > zb.side or b & (b - 1):
-        raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
-    chosen = centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)
+    chosen = _chosen_blocks(zb, b, blocks)
     mine = list(enumerate(chosen))
     if shard is not None:
         mine = [mine[i] for i in shard_blocks(len(chosen), shard)]
@@ -200,9 +205,7 @@ def block_references(zgrid, *, block_side: int, blocks: int, jobs: int = 1, log=
 
     zb = ZBlocks(zgrid, IOCounter())
     b = block_side
-    if b < 2 or b > zb.side or b & (b - 1):
-        raise InputError(f"block side {b} must be a power of two in 2..{zb.side}")
-    chosen = list(enumerate(centre_blocks(zb.rows, zb.cols, zb.side, b, blocks)))
+    chosen = list(enumerate(_chosen_blocks(zb, b, blocks)))
     jobs = max(1, min(int(jobs), len(chosen)))
     started = time.time()
     if jobs == 1:
@@ -226,8 +229,7 @@ def load_block_references(path, zgrid, *, block_side: int, blocks: int) -> dict:
         record = json.loads(Path(path).read_text())
         zb = ZBlocks(zgrid, IOCounter())
         want = {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
-                "block_side": block_side, "blocks": len(centre_blocks(zb.rows, zb.cols, zb.side,
-                                                                      block_side, blocks))}
+                "block_side": block_side, "blocks": len(_chosen_blocks(zb, block_side, blocks))}
         differ = [f"{k} {record.get(k)!r}, not {v!r}" for k, v in want.items() if record.get(k) != v]
         if differ:
             raise InputError(f"{path}: block references of another grid or choice of blocks: "
