@@ -188,6 +188,21 @@ def test_a_resumed_call_builds_the_peers_first_where_a_peers_run_is_done(tmp_pat
     assert timeboxed._builds(tmp_path) == [timeboxed.PEERS_BUILT]
 
 
+def test_a_resumed_call_rebuilds_the_terrain_grid_finished_block_shards_read(tmp_path):
+    # a grid remade inside the timed run would be newer than every shard made from it: all redone
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import timeboxed
+
+    res = tmp_path / "res"
+    (res / "shards/benchmarks").mkdir(parents=True)
+    grid = str(res / "terrain/dem.zgrid")
+    (res / "shards/benchmarks/m.0.provenance.json").write_text(json.dumps({"settings": {"zgrid": grid}}))
+    (res / "shards/benchmarks/m.1.provenance.json").write_text(json.dumps({"settings": {"zgrid": grid}}))
+    (res / "shards/benchmarks/damaged.provenance.json").write_text("{")
+    (res / "shards/benchmarks/other.provenance.json").write_text(json.dumps({"settings": {"zgrid": "/x.zgrid"}}))
+    assert timeboxed._terrains(res) == [grid]
+
+
 def test_plan_estimates_from_a_committed_table_where_nothing_was_recorded(tmp_path):
     ref = tmp_path / "ref"
     (ref / "runs/g").mkdir(parents=True)
