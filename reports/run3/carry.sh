@@ -9,8 +9,9 @@
 #           (it reads reports/reference/benchmarks and runs/ for its estimates), the call logs,
 #           FLA and NE (the stand-ins table is made: name the targets without `standins`), and
 #           the wheels only the tests need;
-#   native  main, and run 3's finished run files, calibration, stand-ins and graphs' shards: a
-#           call that remakes named run files (their sources and chapter 3's block shards stay);
+#   native  main, and run 3's finished run files, calibration, stand-ins and graphs' shards but
+#           the native baselines': a call that remakes named run files (their sources and
+#           chapter 3's block shards stay);
 #   g12     native, and the sources: gerritsen2012 alone (no graph cache is rebuilt either).
 set -euo pipefail
 aside=${RUN3_ASIDE:-../run3-aside}
@@ -35,8 +36,13 @@ aside)
         main) ;;
         native|g12)
             paths+=($res/{runs,calibration,standins,standins.csv})
+            # the native baselines' shards stay: finished ones of an unfinished run file are
+            # not redone
             for d in "$res"/shards/*/; do
-                [ "$(basename "$d")" = benchmarks ] || paths+=("${d%/}")
+                [ "$(basename "$d")" = benchmarks ] && continue
+                for f in "$d"*; do
+                    case $(basename "$f") in bgl_dijkstra.*|cpp_dijkstra.*) ;; *) paths+=("$f") ;; esac
+                done
             done
             [ "$kind" = g12 ] && paths+=($res/sources) ;;
         *) echo "aside: main, native or g12, not $kind" >&2; exit 2 ;;
