@@ -279,21 +279,46 @@ def test_retabulate_rebuilds_target_tables_from_committed_runs(tmp_path):
 
 
 def test_retabulate_reads_a_copied_tables_own_runs(tmp_path):
-    # frontier_sssp's committed table is the peers call's (issue 33): its `.runs` record names
-    # those run tables, so the table comes back as committed whatever config is given, and a
-    # record naming a run table that is gone is refused in one line.
+    # A target table copied from a call of its own (the peers run of issue 33) carries a `.runs`
+    # record naming the run tables it was made from: the table comes back from those, wherever
+    # they lie, and a record naming a run table that is gone is refused in one line. Here
+    # frontier_sssp's runs are moved into such a call's folder.
     import shutil
+
+    from graphrepro.cli.experiments import _merged_config, retabulate_inputs
+    from reference_run import configfiles
 
     ref = tmp_path / "reference"
     shutil.copytree(REPO / "reports" / "reference", ref,
-                    ignore=shutil.ignore_patterns("gerritsen2012", "terrain", "older", "run2"))
+                    ignore=shutil.ignore_patterns("gerritsen2012", "terrain", "older", "run2",
+                                                  "shards", "figures"))
+    configs = [str(p) for p in configfiles()]
+    settings = _merged_config(configs)["targets"]["frontier_sssp"]
+    runs, sources, _ = retabulate_inputs(ref, "frontier_sssp", settings)
+    assert runs
+    source_of = {p.stem: p for p in sources}
+    made = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
+                      "frontier_sssp")
+    assert made.returncode == 0, made.stderr
     committed = (ref / "targets" / "frontier_sssp.csv").read_text()
-    configs = [str(REPO / "config" / f) for f in ("config.yaml", "h100.yaml")]
-    result = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
-                        "frontier_sssp")
-    assert result.returncode == 0, result.stderr
+    listed = []
+    for run in runs:  # moved into call/runs/GRAPH/, their sources beside them
+        graph = run.parent.name
+        moved = ref / "call" / "runs" / graph / run.name
+        moved.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in (".csv", ".provenance.json"):
+            shutil.move(run.with_suffix(suffix), moved.with_suffix(suffix))
+        (ref / "call" / "sources").mkdir(exist_ok=True)
+        shutil.copy(source_of[graph], ref / "call" / "sources" / f"{graph}.json")
+        listed.append(str(moved.with_suffix(".provenance.json").relative_to(ref)))
+    (ref / "targets" / "frontier_sssp.runs").write_text(
+        "# the call's own runs, in its order\n" + "\n".join(listed) + "\n")
+    again = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
+                       "frontier_sssp")
+    assert again.returncode == 0, again.stderr
     assert (ref / "targets" / "frontier_sssp.csv").read_text() == committed
-    (ref / "peers" / "runs" / "ny" / "adds.csv").unlink()
+    (ref / listed[0].replace(".provenance.json", ".csv")).unlink()
     gone = graphrepro("retabulate", str(ref), "--configfile", *configs, "--targets",
                       "frontier_sssp")
-    assert gone.returncode != 0 and "adds.csv" in gone.stderr
+    assert gone.returncode != 0 and "frontier_sssp.runs: names run tables that are not there" in gone.stderr
+

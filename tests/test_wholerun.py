@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from graphrepro.errors import InputError
-from graphrepro.wholerun import expected_tables, gaps, require_whole_run
+from graphrepro.wholerun import expected_tables, gaps, require_whole_run, run_record
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"results": "results", "seed": 1, "measure": {"sources": 2, "trials": 1, "warmup": 0},
@@ -79,3 +79,65 @@ def test_a_damaged_provenance_record_is_a_gap_and_the_list_goes_on(whole):
     found = gaps(CONFIG, whole, "run 3")
     assert len(found) == 2 and "dijkstra.csv: made by a damaged record" in found[0]
     assert found[1].endswith("harish.csv: missing")
+
+
+def _record(path: Path, **fields):
+    path.with_suffix(".provenance.json").write_text(json.dumps({"run_name": "run 3", **fields}))
+
+
+def test_a_run_timed_on_two_kinds_of_card_is_not_one_run(whole):
+    _record(whole / "runs/g/dijkstra.csv", gpu="none", date="2026-11-26T01:00")
+    _record(whole / "runs/g/harish.csv", gpu="NVIDIA H200", date="2026-11-26T02:00")
+    assert gaps(CONFIG, whole, "run 3") == []  # a CPU job names no card
+    # a merged table: every shard's record counts, not only shard 0's
+    shards = [{"gpu": "NVIDIA H200"}, {"gpu": "NVIDIA H100 80GB HBM3"}]
+    _record(whole / "benchmarks/an2017_transfers.csv", gpu="NVIDIA H200", shards=shards)
+    assert gaps(CONFIG, whole, "run 3") == [
+        "the tables were timed on 2 GPU models (NVIDIA H100 80GB HBM3: 1 job(s), NVIDIA H200: "
+        "2 job(s)): one run, one kind of card"]
+
+
+def test_the_runs_record_says_what_its_tables_records_say(whole):
+    common = {"cpu": "Xeon", "host": "vm", "python": "3.12", "config_hash": "h"}
+    _record(whole / "runs/g/dijkstra.csv", gpu="none", driver=None, commit="bbb",
+            date="2026-11-27T01:00", packages={"numpy": "2.4"}, **common)
+    _record(whole / "runs/g/harish.csv", gpu="NVIDIA H200", driver="580", cuda_runtime="13.0",
+            pci_bus_id="0000:00:06", commit="aaa", date="2026-11-26T01:00",
+            packages={"numpy": "2.4", "numba": "0.68"}, **common)
+    _record(whole / "benchmarks/an2017_transfers.csv", gpu="NVIDIA H200", commit="aaa",
+            shards=[{"gpu": "NVIDIA H200", "driver": "580", "commit": "aaa",
+                     "date": "2026-11-26T03:00", "pci_bus_id": "0000:00:07", "cpu": "Xeon",
+                     "packages": {"numpy": "2.5"}}])
+    record = run_record(CONFIG, whole, "run 3", ["config/config.yaml", "config/h100.yaml",
+                                                 "config/h100-run3.yaml"])
+    assert record["gpu"] == "NVIDIA H200" and record["driver"] == "580"  # CPU jobs say none
+    assert record["pci_bus_ids"] == ["0000:00:06", "0000:00:07"]
+    assert record["packages"] == {"numpy": "2.4 | 2.5", "numba": "0.68"}  # each value, in order
+    assert record["config"] == "config/h100-run3.yaml (over config/config.yaml, config/h100.yaml)"
+    assert record["configfiles"] == ["config/config.yaml", "config/h100.yaml", "config/h100-run3.yaml"]
+    assert record["commit"] == "aaa, bbb" and record["jobs"] == 3
+    assert record["commits"] == [
+        {"commit": "aaa", "first": "2026-11-26T01:00", "last": "2026-11-26T03:00", "jobs": 2},
+        {"commit": "bbb", "first": "2026-11-27T01:00", "last": "2026-11-27T01:00", "jobs": 1}]
+    assert record["date"] == "2026-11-27T01:00" and record["run_name"] == "run 3"
+
+
+def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
+    import shutil
+
+    root = tmp_path / "run"
+    (root / "benchmarks").mkdir(parents=True)
+    shutil.copy(REPO / "reports/reference/benchmarks/an2017_transfers.csv", root / "benchmarks")
+    _record(root / "benchmarks/an2017_transfers.csv", gpu="NVIDIA H200", commit="aaa",
+            date="2026-11-26T01:00")
+    config = tmp_path / "only-transfers.yaml"
+    config.write_text("results: results\nseed: 1\nmeasure: {sources: 2, trials: 1, warmup: 0}\n"
+                      "graphs: {}\ntargets:\n  an2017_transfers: {}\n")
+    done = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
+                           "--configfile", str(config), "--complete", "run 3"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((root / "provenance.json").read_text())
+    assert record["run_name"] == "run 3" and record["jobs"] == 1
+    assert record["gpu"] == "NVIDIA H200" and record["config"] == str(config)
+    assert (root / "claims.csv").is_file() and (root / "targets/an2017_transfers.csv").is_file()

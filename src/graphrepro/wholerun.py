@@ -5,7 +5,9 @@ A target table is tabulated from whatever it finds, so a part of a run, a table 
 run, or a baseline this machine could not build would each pass into the report unnoticed. Here
 each of those is named instead: every run file and benchmark table the config's ready targets
 read, each made by the named run (its provenance record's ``run_name``), and none holding rows of
-a program that was never built.
+a program that was never built. Its tables must name one GPU model: timings of two kinds of card
+never share a reference. The run's own record (``provenance.json``, what the report's overview
+and provenance say of the reference run) is then drawn from the tables' records.
 """
 
 from __future__ import annotations
@@ -53,11 +55,47 @@ def _never_built(table: Path) -> int:
     return int(status["status"].fillna("").str.startswith(NotBuildableHere.status).sum())
 
 
+def _records(tables: list[Path]) -> list[dict]:
+    """Every job's own record behind the tables: a merged table's shards, else its record (a
+    missing or damaged record is a gap already named)."""
+    from .harness.files import read_provenance
+
+    out = []
+    for table in tables:
+        try:
+            record = read_provenance(table) if table.is_file() else None
+        except InputError:
+            continue
+        if isinstance(record, dict):
+            shards = record.get("shards")
+            out += [r for r in shards if isinstance(r, dict)] if isinstance(shards, list) else [record]
+    return out
+
+
+def _gpu(record: dict) -> str | None:
+    gpu = record.get("gpu")
+    return gpu if isinstance(gpu, str) and gpu and gpu != "none" else None
+
+
+def _mixed_cards(records: list[dict]) -> list[str]:
+    counts: dict[str, int] = {}
+    for r in records:
+        if gpu := _gpu(r):
+            counts[gpu] = counts.get(gpu, 0) + 1
+    if len(counts) < 2:
+        return []
+    return [f"the tables were timed on {len(counts)} GPU models ("
+            + ", ".join(f"{g}: {n} job(s)" for g, n in sorted(counts.items()))
+            + "): one run, one kind of card"]
+
+
 def gaps(config: dict, root: Path, run_name: str) -> list[str]:
     """One line for each table that keeps ``root`` from being one whole run ``run_name`` of
-    ``config``: missing, made by another run (or by none named), or holding never-built rows."""
+    ``config``: missing, made by another run (or by none named), or holding never-built rows;
+    and one where its jobs ran on more than one GPU model."""
     out = []
-    for table in expected_tables(config, root):
+    tables = expected_tables(config, root)
+    for table in tables:
         if not table.is_file():
             out.append(f"{table}: missing")
             continue
@@ -66,7 +104,49 @@ def gaps(config: dict, root: Path, run_name: str) -> list[str]:
             out.append(f"{table}: made by {made_by}, not {run_name}")
         if count := _never_built(table):
             out.append(f"{table}: {count} row(s) of a program never built on that machine")
-    return out
+    return out + _mixed_cards(_records(tables))
+
+
+def _one_or_all(values) -> str | None:
+    """The one value the records agree on, or all of them in order of appearance, joined."""
+    seen = [v for v in dict.fromkeys(values) if v not in (None, "")]
+    return " | ".join(map(str, seen)) if seen else None
+
+
+def run_record(config: dict, root: Path, run_name: str, configfiles: list[str]) -> dict:
+    """The whole run's record (the reference's ``provenance.json``), from its tables' own: the
+    card, driver, CUDA, CPU and packages they name (one value, or each value where they differ),
+    and each commit with the first and last job it made. A device call records no name of its
+    own in a table, so the commits, not the calls, are what is listed; the run's README has the
+    calls."""
+    records = sorted(_records(expected_tables(config, root)), key=lambda r: str(r.get("date", "")))
+    gpu_records = [r for r in records if _gpu(r)]
+    commits: dict[str, dict] = {}
+    for r in records:
+        commit, date = str(r.get("commit") or "?"), str(r.get("date") or "")
+        entry = commits.setdefault(commit, {"commit": commit, "first": date, "last": date, "jobs": 0})
+        entry["last"], entry["jobs"] = date, entry["jobs"] + 1
+    packages = {name: _one_or_all((r.get("packages") or {}).get(name) for r in records)
+                for name in dict.fromkeys(k for r in records for k in (r.get("packages") or {}))}
+    *base, last = configfiles
+    return {
+        "run_name": run_name,
+        "date": records[-1].get("date") if records else None,
+        "gpu": _one_or_all(_gpu(r) for r in gpu_records),
+        "driver": _one_or_all(r.get("driver") for r in gpu_records),
+        "cuda_runtime": _one_or_all(r.get("cuda_runtime") for r in gpu_records),
+        "pci_bus_ids": sorted({r["pci_bus_id"] for r in gpu_records if r.get("pci_bus_id")}),
+        "cpu": _one_or_all(r.get("cpu") for r in records),
+        "host": _one_or_all(r.get("host") for r in records),
+        "python": _one_or_all(r.get("python") for r in records),
+        "packages": packages,
+        "config": last + (f" (over {', '.join(base)})" if base else ""),
+        "configfiles": list(configfiles),
+        "config_hash": _one_or_all(r.get("config_hash") for r in records),
+        "commit": ", ".join(commits),
+        "commits": list(commits.values()),
+        "jobs": len(records),
+    }
 
 
 def require_whole_run(config: dict, root: Path, run_name: str, shown: int = 20) -> None:

@@ -3,6 +3,7 @@ of published values beside ours, from fresh runs or from run tables already made
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -209,6 +210,12 @@ def cmd_retabulate(args) -> int:
     ledger = collect(root)
     atomic.write_csv(ledger, root / "claims.csv")
     print(f"{root / 'claims.csv'}: {len(ledger)} claims", file=sys.stderr)
+    if args.complete:  # the whole run's record: what the report says of the reference run
+        from ..wholerun import run_record
+
+        record = run_record(config, root, args.complete, args.configfile)
+        atomic.write_text(root / "provenance.json", json.dumps(record, indent=1) + "\n")
+        print(f"{root / 'provenance.json'}: {record['jobs']} jobs' records", file=sys.stderr)
     return 0
 
 
