@@ -59,6 +59,7 @@ def _records(tables: list[Path]) -> list[dict]:
     """Every job's own record behind the tables: a merged table's shards, else its record (a
     missing or damaged record is a gap already named)."""
     from .harness.files import read_provenance
+    from .harness.shards import job_records
 
     out = []
     for table in tables:
@@ -67,8 +68,7 @@ def _records(tables: list[Path]) -> list[dict]:
         except InputError:
             continue
         if isinstance(record, dict):
-            shards = record.get("shards")
-            out += [r for r in shards if isinstance(r, dict)] if isinstance(shards, list) else [record]
+            out += job_records(record)
     return out
 
 

@@ -55,3 +55,10 @@ def merge_provenance(paths: list[Path]) -> dict:
     if not records:
         return {}
     return {**records[0], "shards": records}
+
+
+def job_records(record: dict) -> list[dict]:
+    """The records of the jobs behind one table's record: each shard's where it was merged from
+    shards (shard 0's alone heads it), else the record itself."""
+    shards = record.get("shards")
+    return [r for r in shards if isinstance(r, dict)] if isinstance(shards, list) else [record]
