@@ -256,3 +256,19 @@ def test_a_reference_table_copied_from_its_own_call_is_credited_with_that_calls_
     (ref / "targets").mkdir()
     (ref / "targets" / "frontier_sssp.runs").write_text("# why\npeers/runs/ny/frontier.provenance.json\n")
     assert [g["commit"] for g in table_provenance(ref, target)] == ["996ffc2"]
+
+
+def test_a_table_merged_from_shards_of_two_commits_credits_both(tmp_path):
+    from graphrepro.experiments import get_target
+    from graphrepro.report.provenance import table_provenance
+
+    ref = tmp_path / "reference"
+    (ref / "runs/ny").mkdir(parents=True)
+    shards = [{"commit": c, "gpu": "H200", "date": d} for c, d in (
+        ("aaa", "2026-11-26T09:00:00"), ("bbb", "2026-11-27T10:00:00"), ("bbb", "2026-11-27T11:00:00"))]
+    (ref / "runs/ny/frontier.provenance.json").write_text(json.dumps({**shards[0], "shards": shards}))
+    (ref / "runs/ny/adds.provenance.json").write_text(json.dumps(shards[2]))
+    got = table_provenance(ref, get_target("frontier_sssp"), {"graphs": ["ny"],
+                                                              "runs": ["frontier", "adds"]})
+    assert [(g["commit"], g["runs"], g["date"]) for g in got] == [
+        ("aaa", 1, "2026-11-26 09:00"), ("bbb", 2, "2026-11-27 10:00 to 2026-11-27 11:00")]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..harness.files import read_record
+from ..harness.shards import job_records
 from ..solvers import run_file, run_file_id
 
 
@@ -42,12 +43,16 @@ def table_provenance(reference: Path, target, settings: dict | None = None) -> l
     the dates they span. Empty when none of its runs left a record."""
     groups: dict[tuple, dict] = {}
     for p in _record_paths(reference, target, settings):
-        rec = read_record(p, "a provenance record")
-        # one line per commit and device; config hashes differ per run (each hashes its settings)
-        key = (str(rec.get("commit", "?"))[:12], rec.get("gpu") or rec.get("cpu", "?"))
-        g = groups.setdefault(key, {"commit": key[0], "device": key[1], "dates": [], "runs": 0})
-        g["runs"] += 1
-        g["dates"].append(str(rec.get("date", ""))[:16].replace("T", " "))
+        by_key: dict[tuple, list[str]] = {}
+        # a table merged from shards: each shard's own commit and device (shards made by two
+        # calls credit both); one line per commit and device, config hashes differing per run
+        for rec in job_records(read_record(p, "a provenance record")):
+            key = (str(rec.get("commit", "?"))[:12], rec.get("gpu") or rec.get("cpu", "?"))
+            by_key.setdefault(key, []).append(str(rec.get("date", ""))[:16].replace("T", " "))
+        for key, dates in by_key.items():
+            g = groups.setdefault(key, {"commit": key[0], "device": key[1], "dates": [], "runs": 0})
+            g["runs"] += 1
+            g["dates"] += dates
     out = []
     for g in groups.values():
         dates = sorted(d for d in g.pop("dates") if d)
