@@ -59,6 +59,16 @@ def test_a_process_pins_itself_to_its_share(monkeypatch):
         placement._held.pop("pinned", None)
 
 
+def test_the_hosts_tokens_let_every_gpu_and_every_cpu_slot_time_at_once():
+    # each timed job holds one `timing` token (common.smk timed_resources); a build holds all
+    for gpus, slots in ((2, 16), (2, 1), (0, 4), (8, 3)):
+        tokens = placement.host_resources(gpus, slots)
+        assert tokens == {"gpu": gpus, "timing": gpus + slots, "cpu_timed": slots}
+        one_each = gpus * 1 + slots * 1  # every GPU job and every one-core shard side by side
+        assert one_each <= tokens["timing"]
+    assert placement.host_resources(2, 0)["cpu_timed"] == 1  # one CPU timing at the least
+
+
 def test_one_core_timings_side_by_side_each_lock_a_core_of_their_own(tmp_path, monkeypatch):
     assert placement.slot_cores(range(48, 64), 4) == [48, 52, 56, 60]  # spread over the share
     assert placement.slot_cores([5, 6], 8) == [5, 6]  # at most one slot a core

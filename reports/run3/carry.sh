@@ -12,7 +12,9 @@
 #   native  main, and run 3's finished run files, calibration, stand-ins and graphs' shards but
 #           the native baselines': a call that remakes named run files (their sources and
 #           chapter 3's block shards stay);
-#   g12     native, and the sources: gerritsen2012 alone (no graph cache is rebuilt either).
+#   g12     native, and the sources, every graph's shards and the block tables whose shards are
+#           all here (remerged there), the real road graphs: gerritsen2012 alone (no graph
+#           cache is rebuilt either).
 set -euo pipefail
 aside=${RUN3_ASIDE:-../run3-aside}
 manifest=$aside/moved.txt
@@ -29,6 +31,7 @@ aside)
     kind=${2:-main}
     [ -e "$manifest" ] && { echo "$manifest exists: run 'back' first" >&2; exit 1; }
     ref=reports/reference res=reports/run3/results
+    shards=$(awk '/^ *block_shards:/ {print $2}' config/h100-run3.yaml)
     paths=($ref/{peers,host-scaling,figures,frontier,frontier2,frontier3,older,checks,launch}
            $ref/runs/{roadnet_ca,roadnet_cal,msdoor} reports/run3/calls
            .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis}-*.whl)
@@ -36,15 +39,27 @@ aside)
         main) ;;
         native|g12)
             paths+=($res/{runs,calibration,standins,standins.csv})
-            # the native baselines' shards stay: finished ones of an unfinished run file are
-            # not redone
+            # native: the native baselines' shards stay (finished ones of an unfinished run
+            # file are not redone); g12: every run file is made, so no graph's shards are read
             for d in "$res"/shards/*/; do
                 [ "$(basename "$d")" = benchmarks ] && continue
+                if [ "$kind" = g12 ]; then paths+=("${d%/}"); continue; fi
                 for f in "$d"*; do
                     case $(basename "$f") in bgl_dijkstra.*|cpp_dijkstra.*) ;; *) paths+=("$f") ;; esac
                 done
             done
-            [ "$kind" = g12 ] && paths+=($res/sources) ;;
+            if [ "$kind" = g12 ]; then
+                # nor are the road graphs: of the real data, only the Wake County piece travels
+                paths+=($res/sources .realdata/USA-road-d.NY.gr.gz
+                        .realdata/road-graphs-pace16/{COL,NW,NY}.gr.xz)
+                # a block table whose shards all travel is merged again there in seconds (it
+                # would not fit beside them)
+                for f in "$res"/benchmarks/gerritsen2012_mst_*.provenance.json; do
+                    v=$(basename "$f" .provenance.json)
+                    n=$(find "$res/shards/benchmarks" -name "$v.*.csv" | wc -l)
+                    [ "$n" -eq "$shards" ] && paths+=("$res/benchmarks/$v.csv" "$f")
+                done
+            fi ;;
         *) echo "aside: main, native or g12, not $kind" >&2; exit 2 ;;
     esac
     mkdir -p "$aside"
@@ -52,6 +67,8 @@ aside)
     for p in "${paths[@]}"; do
         [ -e "$p" ] || continue
         mkdir -p "$aside/$(dirname "$p")"
+        # a folder moved onto one already there would land inside it, and not come back
+        [ -e "$aside/$p" ] && { echo "already aside: $p (run 'back')" >&2; exit 1; }
         mv "$p" "$aside/$p"
         echo "$p" >> "$manifest.part"
     done

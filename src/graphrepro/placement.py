@@ -164,6 +164,17 @@ def slot_cores(timed, slots: int) -> list[int]:
     return [timed[i * len(timed) // slots] for i in range(slots)]
 
 
+def host_resources(gpus: int, cpu_slots: int = 1) -> dict[str, int]:
+    """The host's scheduling tokens: ``gpu`` (one timed GPU job per device), ``cpu_timed`` (the
+    one-core CPU timings side by side, or one CPU timing on the whole timed share) and ``timing``,
+    every timed job at once: each holds one token, and a native or peer build holds them all, so
+    that no build overlaps a timing. ``timing`` must cover every GPU and every slot: at one token
+    for the slots together, ``cpu_slots`` bought nothing (run 3's calls 14-15 timed three one-core
+    shards at a time on two GPUs' host, with 16 slots)."""
+    gpus, cpu_slots = int(gpus), max(1, int(cpu_slots))
+    return {"gpu": gpus, "timing": gpus + cpu_slots, "cpu_timed": cpu_slots}
+
+
 def export_host_split(env, gpus: int, timed, untimed, cpu_slots: int = 1) -> None:
     """What every job of a GPU host's run inherits (the workflow's own environment): the two
     shares of the cores, the cores of the one-core CPU timings that may run side by side

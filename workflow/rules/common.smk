@@ -209,7 +209,8 @@ HOST = config.get("host_gpus") is not None and not SUBMITTED
 HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
 HOST_CPU_SLOTS = 1  # one-core CPU timings side by side (host_cpu_slots)
 if HOST:
-    from graphrepro.placement import candidate_devices, export_host_split, split_cores
+    from graphrepro.placement import (candidate_devices, export_host_split, host_resources,
+                                      split_cores)
 
     _given = workflow.global_resources.get("gpu")
     _given = getattr(_given, "value", _given)
@@ -223,10 +224,10 @@ if HOST:
     if HOST_CPU_SLOTS > len(HOST_TIMED_CPUS):
         raise ValueError(f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
                          "kept for CPU timings (host_timed_cores): at most one slot a core")
-    for _name, _value in (("gpu", HOST_GPUS), ("timing", HOST_GPUS + 1),
-                          ("cpu_timed", HOST_CPU_SLOTS)):
+    _tokens = host_resources(HOST_GPUS, HOST_CPU_SLOTS)
+    for _name, _value in _tokens.items():
         workflow.register_resource(_name, _value)
-    TIMING_TOKENS = HOST_GPUS + 1
+    TIMING_TOKENS = _tokens["timing"]
     export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS, HOST_CPU_SLOTS)
 
 
