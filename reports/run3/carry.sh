@@ -12,9 +12,9 @@
 #   native  main, and run 3's finished run files, calibration, stand-ins and graphs' shards but
 #           the native baselines': a call that remakes named run files (their sources and
 #           chapter 3's block shards stay);
-#   g12     native, and the sources, every graph's shards and the block tables whose shards are
-#           all here (remerged there), the real road graphs: gerritsen2012 alone (no graph
-#           cache is rebuilt either).
+#   g12     native, and the sources, every graph's shards, the block tables whose shards are all
+#           here (merged again there), the real road graphs and the peers: gerritsen2012 alone
+#           (no graph cache is rebuilt either).
 set -euo pipefail
 aside=${RUN3_ASIDE:-../run3-aside}
 manifest=$aside/moved.txt
@@ -34,7 +34,7 @@ aside)
     shards=$(awk '/^ *block_shards:/ {print $2}' config/h100-run3.yaml)
     paths=($ref/{peers,host-scaling,figures,frontier,frontier2,frontier3,older,checks,launch}
            $ref/runs/{roadnet_ca,roadnet_cal,msdoor} reports/run3/calls
-           .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis}-*.whl)
+           .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis,pytest,iniconfig,pluggy}-*.whl)
     case $kind in
         main) ;;
         native|g12)
@@ -49,8 +49,9 @@ aside)
                 done
             done
             if [ "$kind" = g12 ]; then
-                # nor are the road graphs: of the real data, only the Wake County piece travels
-                paths+=($res/sources .realdata/USA-road-d.NY.gr.gz
+                # no graph is read: not the road graphs (of the real data only the Wake County
+                # piece travels), nor the peers' source (no peer runs)
+                paths+=($res/sources .peers .realdata/USA-road-d.NY.gr.gz
                         .realdata/road-graphs-pace16/{COL,NW,NY}.gr.xz)
                 # a block table whose shards all travel is merged again there in seconds (it
                 # would not fit beside them)
