@@ -150,6 +150,66 @@ def test_the_merge_refuses_what_is_not_every_shard_of_one_measurement(made, tmp_
     assert "missing" in capsys.readouterr().err and not out.exists()
 
 
+def _repeat(made, tmp_path, i=0, name=None, edit=None, factor=1.1):
+    """Shard i timed again (its times scaled by ``factor``, as a pass that drifted)."""
+    (tmp_path / "repeat").mkdir(exist_ok=True)
+    times = [c for c in pd.read_csv(made / f"s.{i}.csv") if c.endswith("_ms")]
+
+    def again(t):
+        t[times] = t[times] * factor
+        return edit(t) if edit else t
+
+    return _copy(made, tmp_path / "repeat", i, name, edit=again)
+
+
+def test_a_shard_timed_again_joins_the_table_as_its_second_pass(made, tmp_path, capsys):
+    from graphrepro.harness.shards import job_records
+
+    s = [str(made / f"s.{i}.csv") for i in range(3)]
+    plain, out = tmp_path / "plain.csv", tmp_path / "merged.csv"
+    assert main(["merge-blocks", *s, "--repeats", "--output", str(plain)]) == 0  # none: as before
+    assert (pd.read_csv(plain)["pass"] == 1).all()
+    again = _repeat(made, tmp_path)
+    assert main(["merge-blocks", *s, "--repeats", str(again), "--output", str(out)]) == 0
+    merged, first = pd.read_csv(out), pd.read_csv(plain)
+    one, two = merged[merged["pass"] == 1], merged[merged["pass"] == 2]
+    pd.testing.assert_frame_equal(one.drop(columns="timed_as").reset_index(drop=True),
+                                  first.drop(columns="timed_as"))
+    shard0 = pd.read_csv(made / "s.0.csv")
+    assert sorted(two["block"].unique()) == sorted(shard0["block"].unique())
+    assert two["total_ms"].sum() == pytest.approx(1.1 * shard0["total_ms"].sum())
+    said = merged["timed_as"].dropna()
+    assert list(said.index) == [0] and said.iloc[0].endswith(
+        "; shard 0 timed again in a second pass, for the drift between passes")
+    record = json.loads(out.with_suffix(".provenance.json").read_text())
+    assert len(record["shards"]) == 3 and len(record["repeats"]) == 1
+    assert record["block_shards"]["repeats"] == [0] and record["timed_as"] == said.iloc[0]
+    assert len(job_records(record)) == 4  # the report credits the repeat's job too
+    assert str(out) in capsys.readouterr().err
+
+
+def test_the_merge_refuses_a_repeat_that_is_not_its_first_pass_again(made, tmp_path):
+    s = [made / f"s.{i}.csv" for i in range(3)]
+    fewer = _repeat(made, tmp_path, edit=lambda t: t[t["block"] != 3])
+    with pytest.raises(InputError, match=r"repeat/s\.0\.csv: a repeat of shard 0/3 should time "
+                                         r"the blocks its first pass timed .* lacks \[3\]"):
+        merge_block_shards(s, [fewer])
+    other = _repeat(made, tmp_path, 1, edit=lambda t: t.assign(variant="cpu_prealloc"))
+    with pytest.raises(InputError, match=r"s\.1\.csv: not a repeat of these shards: their "
+                                         r"variants differ \(cpu_mark, cpu_prealloc\)"):
+        merge_block_shards(s, [other])
+    split = _repeat(made, tmp_path, 2, edit=lambda t: t.assign(shard="0/2"))
+    with pytest.raises(InputError, match="a repeat of shard 0/2, but the shards are 3"):
+        merge_block_shards(s, [split])
+    good = _repeat(made, tmp_path, 0, name="again.csv")
+    with pytest.raises(InputError, match="shard 0/3 repeated twice"):
+        merge_block_shards(s, [good, good])
+    bare = tmp_path / "bare.csv"
+    bare.write_text(good.read_text())
+    with pytest.raises(InputError, match="bare.provenance.json: missing"):
+        merge_block_shards(s, [bare])
+
+
 def _facts(device, shards, spans, slots=None, pinned="untimed", caches=("0-15",), gpus=None,
            reduce="cpu@deletion=mark,storage=prealloc"):
     merged = pd.DataFrame({"device": [device], "reduce": [reduce],
@@ -235,6 +295,21 @@ def test_the_config_schema_takes_block_shards(shards, says):
             check_config(cfg)
 
 
+@pytest.mark.parametrize("shards, repeats, says", [
+    (4, [0, 3], None), (4, [], None),
+    (4, [4], "block_repeat_shards: shard(s) 4 of 4 shards: each must be 0..3"),
+    (1, [0], "block_repeat_shards: [0] given while block_shards is 1"),
+    (4, [-1], "less than the minimum of 0"), (4, [1, 1], "has non-unique elements"),
+    (4, 0, "is not of type 'array'")])
+def test_the_config_takes_repeat_shards_below_block_shards(shards, repeats, says):
+    cfg = _g12_config(block_shards=shards, block_repeat_shards=repeats)
+    if says is None:
+        check_config(copy.deepcopy(cfg))
+    else:
+        with pytest.raises(InputError, match=re.escape(says)):
+            check_config(cfg)
+
+
 def test_estimates_are_scaled_by_how_far_they_missed_the_recorded_versions(tmp_path):
     res, ref = tmp_path / "res", tmp_path / "ref"
     config = {**_g12_config(block_shards=2), "results": str(res),
@@ -285,6 +360,9 @@ def test_plan_and_deadline_gate_see_shard_sized_jobs(tmp_path, zgrid, monkeypatc
     est = timeboxed._estimates(config, res, ref)
     shard1 = os.path.normpath(res / "shards/benchmarks/gerritsen2012_mst_cpu_tournament.1.csv")
     assert est[shard1] == pytest.approx(7.0)
+    again = {**config, "gerritsen2012_mst": {**config["gerritsen2012_mst"], "block_repeat_shards": [1]}}
+    repeat1 = os.path.normpath(res / "shards/benchmarks/repeat/gerritsen2012_mst_cpu_tournament.1.csv")
+    assert timeboxed._estimates(again, res, ref)[repeat1] == pytest.approx(7.0)  # as its first
     whole = {**config, "gerritsen2012_mst": {**config["gerritsen2012_mst"], "block_shards": 1}}
     est = timeboxed._estimates(whole, res, ref)  # one job of all ten blocks, its usual path
     assert est[os.path.normpath(res / "benchmarks/gerritsen2012_mst_cpu_tournament.csv")] \
@@ -307,6 +385,11 @@ def test_rerun_forces_the_shards_not_only_their_merge():
     assert len(files) == 6 and not any(f.startswith("results/benchmarks/") for f in files)
     assert measured_files("gerritsen2012_table3_6", {"gerritsen2012_mst": {"block_shards": 2}}) \
         == ["results/benchmarks/gerritsen2012_mst_io_sweep.csv"]
+    # a second pass left from before would measure the drift against timings no longer there
+    again = measured_files("gerritsen2012_table3_2", {"gerritsen2012_mst": {
+        "block_shards": 2, "block_repeat_shards": [1]}})
+    assert again == files + [f"results/shards/benchmarks/repeat/gerritsen2012_mst_{v}.1.csv"
+                             for v in ("cpu_baseline", "gpu_baseline", "cpu_tournament")]
 
 
 def _host_dry_run(tmp_path, g12: str, cores=16):
@@ -361,14 +444,44 @@ def test_a_dry_run_plans_n_shard_jobs_and_one_merge_per_version(tmp_path):
             assert res["gpu"] == "1" and res["cpu_timed"] == "0"
     assert shards == {v: {"0", "1", "2"} for v in ("cpu_baseline", "gpu_baseline", "cpu_mark",
                                                    "cpu_prealloc", "gpu_prealloc")}
-    for block in jobs["gerritsen2012_mst_blocks_merge"]:
-        assert re.search(r"merge-blocks (\S+\.0\.csv) \S+\.1\.csv \S+\.2\.csv --output", block)
+    for block in jobs["gerritsen2012_mst_blocks_merge"]:  # no second pass configured: none
+        assert re.search(r"merge-blocks (\S+\.0\.csv) \S+\.1\.csv \S+\.2\.csv --repeats +--output",
+                         block)
     # unsharded (the default): one job a version, as before, on the cores kept for timing
     plain = _host_dry_run(tmp_path, "trials: 1")
     assert set(plain) == {"gerritsen2012_mst_blocks"} and len(plain["gerritsen2012_mst_blocks"]) == 5
     for block in plain["gerritsen2012_mst_blocks"]:
         shell = re.search(r"Shell command: (.*)", block)[1]
         assert "--shard" not in shell and "GRAPHREPRO_PIN=slot" not in shell
+
+
+@pytest.mark.slow
+def test_a_dry_run_plans_the_configured_second_passes_as_their_shards_jobs(tmp_path):
+    jobs = _host_dry_run(tmp_path, "block_shards: 3, block_repeat_shards: [0, 2]")
+    assert set(jobs) == {"gerritsen2012_mst_blocks_shard", "gerritsen2012_mst_blocks_repeat",
+                         "gerritsen2012_mst_blocks_merge"}
+
+    def shell_and_resources(block):
+        return (re.search(r"Shell command: (.*)", block)[1],
+                re.search(r"resources: (.*)", block)[1])
+
+    first = {}
+    for block in jobs["gerritsen2012_mst_blocks_shard"]:
+        first[re.search(r"wildcards: variant=(\w+), shard=(\d+)", block).groups()] = block
+    repeats = {}
+    for block in jobs["gerritsen2012_mst_blocks_repeat"]:
+        variant, shard = re.search(r"wildcards: variant=(\w+), shard=(\d+)", block).groups()
+        repeats.setdefault(variant, set()).add(shard)
+        shell, res = shell_and_resources(block)
+        # the first pass's job, pinned and held alike, writing beside it in repeat/
+        want_shell, want_res = shell_and_resources(first[variant, shard])
+        assert shell == want_shell.replace("/shards/benchmarks/", "/shards/benchmarks/repeat/")
+        assert res == want_res and f"--shard {shard}/3 " in shell
+    assert repeats == {v: {"0", "2"} for v in ("cpu_baseline", "gpu_baseline", "cpu_mark",
+                                               "cpu_prealloc", "gpu_prealloc")}
+    for block in jobs["gerritsen2012_mst_blocks_merge"]:
+        assert re.search(r"\.2\.csv --repeats \S+/repeat/\S+\.0\.csv \S+/repeat/\S+\.2\.csv "
+                         r"--output", block)
 
 
 def test_rerun_forces_a_sharded_graphs_source_shards_and_the_also_runs():

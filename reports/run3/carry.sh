@@ -57,7 +57,7 @@ aside)
                 # would not fit beside them)
                 for f in "$res"/benchmarks/gerritsen2012_mst_*.provenance.json; do
                     v=$(basename "$f" .provenance.json)
-                    n=$(find "$res/shards/benchmarks" -name "$v.*.csv" | wc -l)
+                    n=$(find "$res/shards/benchmarks" -maxdepth 1 -name "$v.*.csv" | wc -l)  # not repeat/
                     [ "$n" -eq "$shards" ] && paths+=("$res/benchmarks/$v.csv" "$f")
                 done
             fi ;;

@@ -110,6 +110,14 @@ def semantic_errors(config: dict) -> list[str]:
         if shards > blocks:  # (checked after the schema: both whole numbers)
             errors.append(f"gerritsen2012_mst/block_shards: {shards} shards of {blocks} blocks: "
                           "at most one shard a block")
+        again = g12.get("block_repeat_shards") or []
+        if again and shards <= 1:
+            errors.append(f"gerritsen2012_mst/block_repeat_shards: {again} given while "
+                          "block_shards is 1: only a shard can be timed again (block_shards > 1)")
+        elif beyond := [i for i in again if i >= shards]:
+            errors.append(f"gerritsen2012_mst/block_repeat_shards: shard(s) "
+                          f"{', '.join(map(str, beyond))} of {shards} shards: each must be "
+                          f"0..{shards - 1}")
         for key in ("terrain", "phases_terrain", "full_terrain"):
             if key in g12 and g12[key] not in terrains:
                 errors.append(f"gerritsen2012_mst/{key}: terrain {g12[key]!r} is not defined "

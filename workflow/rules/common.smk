@@ -7,7 +7,7 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
-from graphrepro.configs import sources_of
+from graphrepro.configs import block_repeats, sources_of
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
@@ -552,6 +552,14 @@ def g12_shard_device(variant):
 def g12_shard_files(variant, suffix):
     return [f"{RES}/shards/benchmarks/gerritsen2012_mst_{variant}.{i}{suffix}"
             for i in range(G12_SHARDS)]
+
+
+# (gerritsen2012.smk)
+def g12_repeat_files(variant, suffix):
+    """The shards timed again as a second pass (block_repeat_shards; configcheck keeps each
+    index below block_shards): the measure of the drift between versions' passes."""
+    return [f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{variant}.{i}{suffix}"
+            for i in block_repeats(config)]
 
 
 # (gerritsen2012.smk)

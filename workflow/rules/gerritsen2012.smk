@@ -96,6 +96,17 @@ rule gerritsen2012_mst_blocks_shard:
         "--output {output.table:q} 2> {log:q}"
 
 
+# A shard of a version's blocks timed again, as a second pass (block_repeat_shards): the shard's
+# own job (command, pinning, resources, priority), its rows the measure of how far passes drift.
+# Its own folder keeps its files apart from the first pass's (and out of the shards' globs).
+use rule gerritsen2012_mst_blocks_shard as gerritsen2012_mst_blocks_repeat with:
+    output:
+        table=f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.csv",
+        provenance=f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
+    log:
+        f"{RES}/logs/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+
+
 localrules:
     gerritsen2012_mst_blocks_merge,
 
@@ -105,6 +116,9 @@ rule gerritsen2012_mst_blocks_merge:
     input:
         tables=lambda w: g12_shard_files(w.variant, ".csv"),
         provenance=lambda w: g12_shard_files(w.variant, ".provenance.json"),  # read beside each
+        # its second passes (block_repeat_shards), none where none is configured
+        repeats=lambda w: g12_repeat_files(w.variant, ".csv"),
+        repeat_provenance=lambda w: g12_repeat_files(w.variant, ".provenance.json"),
     output:
         table=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
@@ -117,8 +131,8 @@ rule gerritsen2012_mst_blocks_merge:
     conda:
         CONDA_ENV
     shell:
-        "{params.py:q} -m graphrepro merge-blocks {input.tables:q} --output {output.table:q} "
-        "2> {log:q}"
+        "{params.py:q} -m graphrepro merge-blocks {input.tables:q} --repeats {input.repeats:q} "
+        "--output {output.table:q} 2> {log:q}"
 
 
 ruleorder: gerritsen2012_mst_blocks_merge > gerritsen2012_mst_blocks

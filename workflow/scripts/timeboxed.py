@@ -63,6 +63,7 @@ def _without_targets(smk_args: list[str]) -> list[str]:
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
     """{output path: seconds} for every timed run and shard of the config, and every job (or
     shard) of gerritsen2012 chapter 3's blocks."""
+    from graphrepro.configs import block_repeats
     from graphrepro.plan import as_jobs, plan_blocks, plan_runs
     from graphrepro.solvers import run_file_id
 
@@ -81,9 +82,14 @@ def _estimates(config: dict, results: Path, reference: Path) -> dict:
     for job in as_jobs(config, runs):
         if job.members:
             out.update(zip(paths(job.graph, job.members[0], job.shards), job.job_seconds()))
-    # benchmarks/NAME.csv, or its shards shards/benchmarks/NAME.I.csv (graph "benchmarks")
+    # benchmarks/NAME.csv, or its shards shards/benchmarks/NAME.I.csv (graph "benchmarks"), and
+    # a shard timed again, shards/benchmarks/repeat/NAME.I.csv, as long as its first pass
     for job in plan_blocks(config, reference, results):
-        out.update(zip(paths(job.graph, job.run_id, job.shards, whole=""), job.job_seconds()))
+        seconds = job.job_seconds()
+        out.update(zip(paths(job.graph, job.run_id, job.shards, whole=""), seconds))
+        out.update({os.path.normpath(results / "shards" / "benchmarks" / "repeat"
+                                     / f"{job.run_id}.{i}.csv"): seconds[i]
+                    for i in block_repeats(config) if i < len(seconds)})
     return out
 
 

@@ -101,7 +101,7 @@ def add_mst_block_refs(sub) -> None:
 def cmd_merge_blocks(args) -> int:
     from ..harness.block_shards import merge_block_shards
 
-    table, record = merge_block_shards(args.shards)
+    table, record = merge_block_shards(args.shards, args.repeats)
     out = atomic.write_csv(table, args.output)
     atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
     if record.get("timed_as"):
@@ -114,6 +114,10 @@ def add_merge_blocks(sub) -> None:
                         "--shard` tables as one table, checked, saying how they were timed")
     sp.add_argument("shards", nargs="+", help="tables written by `mst-blocks --shard I/N`, "
                                               "I = 0..N-1 (each with its provenance beside it)")
+    sp.add_argument("--repeats", nargs="*", default=[], metavar="TABLE",
+                    help="shards of the same measurement timed again, in another pass (each with "
+                         "its provenance beside it): their rows join the table as pass 2, the "
+                         "shards' as pass 1; none given: every row is pass 1")
     sp.add_argument("--output", required=True, help="the version's table (its provenance beside)")
     sp.set_defaults(func=cmd_merge_blocks)
 

@@ -9,6 +9,12 @@ exactly the shards of one measurement, and says how the blocks were timed where 
 the thesis's one at a time: ``timed_as`` on the table's first row (as near-far's series, not
 repeated on 10,000 rows) and in the merged provenance record, from what each shard's record
 says of its placement and when its timed blocks ran.
+
+Versions are timed in separate passes (other calls, other days), never interleaved, so a
+comparison of two versions holds whatever the machine drifted by between their passes. A few
+shards of each version timed again (``block_repeat_shards``: ``--repeats``) are the measure of
+that drift: the merged table keeps their rows as ``pass`` 2 (the shards' rows are pass 1), and
+the chapter's evidence reads every statistic from pass 1 and the drift from the two.
 """
 
 from __future__ import annotations
@@ -90,45 +96,95 @@ def _check_blocks(paths, tables, n: int) -> int:
     return total
 
 
-def merge_block_shards(paths: list[Path]) -> tuple[pd.DataFrame, dict]:
-    """(the version's table, its provenance record) from all N shard tables of it, each with
-    its provenance record beside it; anything that is not exactly that is refused."""
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise InputError("no shard tables to merge")
+def _record_of(path: Path) -> dict:
+    prov = path.with_suffix(".provenance.json")
+    if not prov.is_file():
+        raise InputError(f"{prov}: missing; a shard's record says where and when its blocks "
+                         "were timed")
+    return read_record(prov, "a shard's provenance record")
+
+
+def _read(paths: list[Path]) -> list[pd.DataFrame]:
     for p in paths:
         check_csv(p)
-    tables = [pd.read_csv(p) for p in paths]
+    return [pd.read_csv(p) for p in paths]
+
+
+def _ran(table: pd.DataFrame) -> bool:
+    return ("status" in table) and bool((table["status"] == "ok").any())
+
+
+def _repeat_indices(repeats, rtables, tables, n: int) -> list[int]:
+    """Which shard each repeat times again, once each, as a shard of this very measurement."""
+    indices: list[int] = []
+    for rp, rt in zip(repeats, rtables):
+        i, m = _label(rp, rt)
+        if m != n:
+            raise InputError(f"{rp}: a repeat of shard {i}/{m}, but the shards are {n}")
+        if i in indices:
+            raise InputError(f"shard {i}/{n} repeated twice: {repeats[indices.index(i)]} and {rp}")
+        indices.append(i)
+        for key in SAME:
+            values = {str(v) for t in (*tables, rt) if key in t for v in t[key].dropna().unique()}
+            if len(values) > 1:
+                raise InputError(f"{rp}: not a repeat of these shards: their {key}s differ "
+                                 f"({', '.join(sorted(values))})")
+    return indices
+
+
+def _check_repeat_blocks(repeats, rtables, indices, paths, tables, n: int) -> None:
+    """A second pass times exactly the blocks its first pass timed, each trial once: else the
+    two passes' means differ by their blocks, not by the machine's drift."""
+    for rp, rt, i in zip(repeats, rtables, indices):
+        got, want = set(rt["block"].astype(int)), set(tables[i]["block"].astype(int))
+        if got != want:
+            raise InputError(f"{rp}: a repeat of shard {i}/{n} should time the blocks its first "
+                             f"pass timed ({paths[i]}); it has {sorted(got - want)[:5] or 'none'} "
+                             f"beyond them and lacks {sorted(want - got)[:5] or 'none'}")
+        if rt.duplicated(["block", "trial"]).any():
+            raise InputError(f"{rp}: a block's trial twice")
+
+
+def merge_block_shards(paths: list[Path], repeats: list[Path] = ()) -> tuple[pd.DataFrame, dict]:
+    """(the version's table, its provenance record) from all N shard tables of it, and the
+    ``repeats`` (shards of it timed again as a second pass), each with its provenance record
+    beside it; anything that is not exactly that is refused."""
+    paths, repeats = [Path(p) for p in paths], [Path(p) for p in repeats]
+    if not paths:
+        raise InputError("no shard tables to merge")
+    tables = _read(paths)
     order = _in_order(paths, tables)
     paths, tables = [paths[k] for k in order], [tables[k] for k in order]
     n = len(paths)
     check_alike(paths, tables, SAME)
-    records = []
-    for p in paths:
-        prov = p.with_suffix(".provenance.json")
-        if not prov.is_file():
-            raise InputError(f"{prov}: missing; a shard's record says where and when its blocks "
-                             "were timed")
-        records.append(read_record(prov, "a shard's provenance record"))
-    ran = [("status" in t) and bool((t["status"] == "ok").any()) for t in tables]
+    records = [_record_of(p) for p in paths]
+    rtables = _read(repeats)
+    indices = _repeat_indices(repeats, rtables, tables, n)
+    again = [_record_of(p) for p in repeats]
+    more = {"repeats": again} if repeats else {}
+    ran = [_ran(t) for t in (*tables, *rtables)]
     if not any(ran):  # not run anywhere (no GPU here): one row saying why, as unsharded
-        return tables[0].drop(columns="shard").head(1), {**records[0], "shards": records}
+        return tables[0].drop(columns="shard").head(1), {**records[0], "shards": records, **more}
     if not all(ran):
-        i = ran.index(False)
-        raise InputError(f"{paths[i]}: shard {i}/{n} did not run ({tables[i]['status'].iloc[0]}) "
+        k = ran.index(False)
+        p, t = (paths + repeats)[k], (tables + rtables)[k]
+        raise InputError(f"{p}: shard {_label(p, t)[0]}/{n} did not run ({t['status'].iloc[0]}) "
                          "while the others did: not one table")
-    names = sorted({str(v) for t in tables for v in t["device_name"].dropna().unique()})
+    names = sorted({str(v) for t in (*tables, *rtables) for v in t["device_name"].dropna().unique()})
     if len(names) > 1:
         raise InputError(f"{paths[0]}: shards timed on different devices ({', '.join(names)}): "
                          "their blocks cannot be one table")
     total = _check_blocks(paths, tables, n)
-    merged = (pd.concat(tables, ignore_index=True)
-              .sort_values(["block", "trial"], kind="stable").reset_index(drop=True))
-    facts = timing_facts(merged, records, n, total)
+    _check_repeat_blocks(repeats, rtables, indices, paths, tables, n)
+    merged = (pd.concat([t.assign(**{"pass": 1}) for t in tables]
+                        + [t.assign(**{"pass": 2}) for t in rtables], ignore_index=True)
+              .sort_values(["pass", "block", "trial"], kind="stable").reset_index(drop=True))
+    facts = {**timing_facts(merged, records, n, total), "repeats": sorted(indices)}
     text = how_timed(facts)
     if text:
         merged["timed_as"] = [text] + [None] * (len(merged) - 1)
-    return merged, {**records[0], "shards": records, "block_shards": facts, "timed_as": text}
+    return merged, {**records[0], "shards": records, **more, "block_shards": facts,
+                    "timed_as": text}
 
 
 def _most_at_once(spans: list[tuple[float, float]]) -> int:
@@ -169,7 +225,17 @@ def timing_facts(merged: pd.DataFrame, records: list[dict], n: int, total: int) 
 
 def how_timed(facts: dict) -> str:
     """One sentence: how a version's blocks were timed, where not as the thesis did (one after
-    another in one job: ''); it says no more than the shards' records show."""
+    another in one job: ''); it says no more than the shards' records show, and which shards
+    were timed again as a second pass."""
+    text, again = _how_placed(facts), facts.get("repeats")
+    if again:
+        text += ("; " if text else "") + (f"shard{'s' * (len(again) > 1)} "
+                                          f"{', '.join(map(str, again))} timed again in a second "
+                                          "pass, for the drift between passes")
+    return text
+
+
+def _how_placed(facts: dict) -> str:
     n, m = facts["shards"], facts.get("at_once")
     if n <= 1:
         return ""

@@ -59,6 +59,11 @@ def merge_provenance(paths: list[Path]) -> dict:
 
 def job_records(record: dict) -> list[dict]:
     """The records of the jobs behind one table's record: each shard's where it was merged from
-    shards (shard 0's alone heads it), else the record itself."""
+    shards (shard 0's alone heads it), and each repeat's (a shard timed again as a second
+    pass: `merge-blocks --repeats`), else the record itself."""
     shards = record.get("shards")
-    return [r for r in shards if isinstance(r, dict)] if isinstance(shards, list) else [record]
+    if not isinstance(shards, list):
+        return [record]
+    repeats = record.get("repeats")
+    return [r for r in [*shards, *(repeats if isinstance(repeats, list) else [])]
+            if isinstance(r, dict)]
