@@ -12,7 +12,7 @@ import pytest
 
 from graphrepro.claims import Validated, judge, load_claims
 from graphrepro.experiments import gerritsen2012_mst as g12
-from graphrepro.experiments import get_target
+from graphrepro.experiments import get_target, published
 from graphrepro.experiments.gerritsen2012_sssp import (
     _row,
     extrapolate_alg1,
@@ -206,6 +206,98 @@ def test_table3_5_against_the_chapters_best_version():
     v = verdicts("gerritsen2012_table3_5", ev)
     assert v["t35.vs_best"][0] == "reproduced"  # 12 ms against 9 ms: slower, as the thesis says
     assert "gerritsen2012_mst_gpu_prealloc" in get_target("gerritsen2012_table3_5").benchmarks
+
+
+# --- chapter 3: versions timed in passes of their own, the drift between passes allowed for --------
+
+def _passes(variant, totals, again=None):
+    """A version's merged table: its blocks in two shards (block i in shard i % 2) as pass 1,
+    and each shard of ``again`` ({shard: factor}) timed again as pass 2, its times scaled."""
+    from test_gerritsen2012_mst import fake_blocks
+
+    first = fake_blocks(variant, totals).assign(shard=[f"{i % 2}/2" for i in range(len(totals))])
+    tables = [first.assign(**{"pass": 1})]
+    for shard, factor in (again or {}).items():
+        rows = first[first["block"] % 2 == shard].assign(**{"pass": 2})
+        times = [c for c in rows if c.endswith("_ms")]
+        rows[times] = rows[times] * factor
+        tables.append(rows)
+    return pd.concat(tables, ignore_index=True)
+
+
+def test_the_drift_is_each_repeated_shards_second_pass_over_its_first():
+    from graphrepro.experiments.gerritsen2012_mst_measured import block_drift, stats, variant_table
+    from test_gerritsen2012_mst import fake_blocks
+
+    b = {g12.bench("cpu_baseline"): _passes("cpu_baseline", [10, 20, 30, 40], {0: 1.2}),
+         g12.bench("gpu_baseline"): _passes("gpu_baseline", [5, 6, 7, 8], {0: 0.9, 1: 1.0})}
+    assert block_drift(b) == pytest.approx([np.log(1.2), -np.log(0.9), 0.0])
+    # every statistic is the first pass's: the second is only the measure of the drift
+    assert stats(variant_table(b, "cpu_baseline"))["Average"] == 25
+    assert len(variant_table(b, "gpu_baseline")) == 4
+    # a table without the pass column (an older run, an unsharded job) is one pass: no drift
+    plain = {g12.bench("cpu_baseline"): fake_blocks("cpu_baseline", [10, 20, 30, 40])}
+    assert block_drift(plain) == [] and stats(variant_table(plain, "cpu_baseline"))["Average"] == 25
+
+
+def test_the_tables_and_figure_read_the_first_pass_alone():
+    totals = {"cpu_baseline": [10, 20, 30, 40], "gpu_baseline": [5, 12, 7, 30],
+              "cpu_prealloc": [4, 8, 6, 9], "gpu_prealloc": [3, 2, 5, 4]}
+    plain = {g12.bench(v): _passes(v, t) for v, t in totals.items()}
+    twice = {g12.bench(v): _passes(v, t, {1: 3.0}) for v, t in totals.items()}
+    for name in ("gerritsen2012_table3_1", "gerritsen2012_fig3_6", "gerritsen2012_table3_7"):
+        t = get_target(name)
+        pub = published("gerritsen2012")
+        pd.testing.assert_frame_equal(t.compare(pd.DataFrame(), {}, pub, benchmarks=twice),
+                                      t.compare(pd.DataFrame(), {}, pub, benchmarks=plain))
+
+
+def test_a_speedups_interval_allows_for_the_drift_and_its_value_does_not_move():
+    from graphrepro.experiments.gerritsen2012_mst_evidence import _gain, gain
+
+    rng = np.random.default_rng(3)
+    cpu = rng.uniform(50, 150, 400)
+    gpu = cpu * rng.uniform(0.6, 0.7, 400)
+    plain = {g12.bench("cpu_baseline"): _passes("cpu_baseline", cpu),
+             g12.bench("gpu_baseline"): _passes("gpu_baseline", gpu)}
+    twice = {**plain, g12.bench("gpu_baseline"): _passes("gpu_baseline", gpu, {1: 1.15})}
+    before, after = gain(plain, "cpu_baseline", "gpu_baseline"), gain(twice, "cpu_baseline",
+                                                                       "gpu_baseline")
+    assert list(before.drift) == [] and after.drift == pytest.approx([np.log(1.15)])
+    narrow, wide = (e.estimate(np.random.default_rng(0)) for e in (before, after))
+    assert wide.ours == narrow.ours and wide.high - wide.low > 4 * (narrow.high - narrow.low)
+    assert "with the drift seen between passes (up to 15.0%)" in wide.interval
+    # no second pass anywhere: the interval the bootstrap over blocks always gave
+    from graphrepro.claims import Bootstrap
+
+    same = Bootstrap(groups=[np.column_stack([cpu, gpu])], statistic=_gain, units="blocks")
+    was = same.estimate(np.random.default_rng(0))
+    assert (narrow.ours, narrow.low, narrow.high) == pytest.approx((was.ours, was.low, was.high))
+
+
+def test_a_few_narrow_cpu_wins_are_inconclusive_under_the_drift():
+    """t31.cpu_wins_some: 30 of 200 blocks won by the CPU by 3%; counted, or bootstrapped over
+    blocks alone, that is "some blocks"; with passes seen to drift by 20%, a pass of the CPU
+    version as slow as that wins none of them."""
+    rng = np.random.default_rng(5)
+    gpu = rng.uniform(50, 150, 200)
+    cpu = gpu * np.where(np.arange(200) < 30, 0.97, 1.5)
+    target = get_target("gerritsen2012_table3_1")
+
+    def verdict(b):
+        ev = target.evidence(claims_of(target.name), None, {}, benchmarks=b)
+        return verdicts(target.name, ev)["t31.cpu_wins_some"]
+
+    plain = {g12.bench("cpu_baseline"): _passes("cpu_baseline", cpu),
+             g12.bench("gpu_baseline"): _passes("gpu_baseline", gpu)}
+    sure = verdict(plain)
+    assert sure[0] == "reproduced" and "the CPU version is faster on 30 of 200 blocks" in sure[1]
+    drifted = {**plain, g12.bench("cpu_baseline"): _passes("cpu_baseline", cpu, {0: 1.2})}
+    unsure = verdict(drifted)
+    assert unsure[0] == "inconclusive" and "straddles the published >= 1" in unsure[1], unsure
+    # no win anywhere stays a counterexample, drift or none
+    none = {**drifted, g12.bench("gpu_baseline"): _passes("gpu_baseline", cpu / 2)}
+    assert verdict(none)[0] == "not reproduced"
 
 
 # --- the reference run ------------------------------------------------------------------------------

@@ -1,9 +1,15 @@
 """gerritsen2012 chapter 3, our side: the benchmark tables' names and their reductions the
 thesis's way (per block, fastest version, three phases), read alike by the chapter's targets
-(``gerritsen2012_mst``) and its evidence (``gerritsen2012_mst_evidence``)."""
+(``gerritsen2012_mst``) and its evidence (``gerritsen2012_mst_evidence``).
+
+A version's table may hold a second pass of some of its shards (``pass`` 2, `merge-blocks
+--repeats`): the measure of the drift between passes (``block_drift``), never a statistic of the
+version. Every statistic, table and figure reads a version through ``variant_table``, its first
+pass alone."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")
@@ -16,8 +22,47 @@ def bench(variant: str) -> str:
     return f"gerritsen2012_mst_{variant}"
 
 
+def _passes(df: pd.DataFrame) -> pd.Series:
+    """Each row's pass: a table without the column (an older run's, an unsharded one) is pass 1."""
+    if "pass" not in df:
+        return pd.Series(1, index=df.index)
+    return pd.to_numeric(df["pass"], errors="coerce").fillna(1).astype(int)
+
+
 def variant_table(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
-    return (benchmarks or {}).get(bench(variant))
+    """A version's table, its first pass: what every statistic of it is made of."""
+    df = (benchmarks or {}).get(bench(variant))
+    return df if df is None else df[_passes(df) == 1]
+
+
+def repeat_rows(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
+    """A version's shards timed again (pass 2), or None where none was."""
+    df = (benchmarks or {}).get(bench(variant))
+    if df is None or not (_passes(df) == 2).any():
+        return None
+    return df[_passes(df) == 2]
+
+
+def block_drift(benchmarks: dict | None) -> list[float]:
+    """How far passes drifted: for each version with a second pass and each shard of it timed
+    again, |log| of the second pass's mean per-block total over the first pass's on the same
+    blocks. Pooled over the versions given: a drift is the machine's, whichever version showed
+    it, so a comparison allows for it whichever versions it compares."""
+    out = []
+    for name in sorted(benchmarks or {}):
+        variant = name.removeprefix("gerritsen2012_mst_")
+        again = repeat_rows(benchmarks, variant)
+        first = variant_table(benchmarks, variant)
+        if again is None or not_run_reason(first) is not None or not (again["status"] == "ok").any():
+            continue
+        first_totals = per_block(first)["total_ms"]
+        for _, shard in again.groupby("shard") if "shard" in again else [(None, again)]:
+            second = per_block(shard)["total_ms"]
+            before = first_totals.reindex(second.index).dropna()
+            after = second.loc[before.index]
+            if len(before) and before.mean() > 0 and after.mean() > 0:
+                out.append(abs(float(np.log(after.mean() / before.mean()))))
+    return out
 
 
 def timed_as(df: pd.DataFrame | None) -> str:
@@ -74,7 +119,7 @@ def fastest_version(benchmarks: dict | None, device: str):
         variant = name[len("gerritsen2012_mst_"):]
         if not variant.startswith(device):
             continue
-        s = stats(benchmarks[name])
+        s = stats(variant_table(benchmarks, variant))
         if s is not None and (best is None or s["Average"] < best[1]["Average"]):
             best = (variant, s)
     return best
