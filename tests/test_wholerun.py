@@ -81,6 +81,37 @@ def test_a_damaged_provenance_record_is_a_gap_and_the_list_goes_on(whole):
     assert found[1].endswith("harish.csv: missing")
 
 
+def _blocks(path: Path, passes: dict):
+    """A merged chapter-3 block table of 4 shards: {pass: the shards timed in it}."""
+    rows = [{"block": b, "trial": 0, "status": "ok", "shard": f"{b % 4}/4", "pass": n}
+            for n, shards in passes.items() for b in range(8) if b % 4 in shards]
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_a_block_table_without_the_configured_second_passes_is_a_gap(tmp_path):
+    config = {**CONFIG, "targets": {"gerritsen2012_table3_1": {}},
+              "gerritsen2012_mst": {"block_shards": 4, "block_repeat_shards": [0, 2]}}
+    root = tmp_path / "run"
+    tables = expected_tables(config, root)
+    blocks = [t for t in tables if t.stem.startswith("gerritsen2012_mst_")]
+    assert [t.stem for t in blocks] == ["gerritsen2012_mst_cpu_baseline",
+                                        "gerritsen2012_mst_gpu_baseline"]
+    for path in tables:
+        _table(path, "run 3")  # made before second passes were asked for: no pass column
+    said = "(block_repeat_shards): no drift between passes to allow for"
+    assert gaps(config, root, "run 3") == [f"{t}: no second pass of shard(s) 0, 2 {said}"
+                                           for t in blocks]
+    _blocks(blocks[0], {1: range(4), 2: [0, 2]})
+    _blocks(blocks[1], {1: range(4), 2: [2]})
+    assert gaps(config, root, "run 3") == [f"{blocks[1]}: no second pass of shard(s) 0 {said}"]
+    _blocks(blocks[1], {1: range(4), 2: [0, 2, 3]})
+    assert gaps(config, root, "run 3") == []
+    # asked for none, or no shards to repeat: nothing is missing
+    for g12 in ({"block_shards": 4}, {"block_shards": 1, "block_repeat_shards": [0]}):
+        _blocks(blocks[1], {1: range(4)})
+        assert gaps({**config, "gerritsen2012_mst": g12}, root, "run 3") == []
+
+
 def _record(path: Path, **fields):
     path.with_suffix(".provenance.json").write_text(json.dumps({"run_name": "run 3", **fields}))
 

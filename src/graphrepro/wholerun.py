@@ -55,6 +55,23 @@ def _never_built(table: Path) -> int:
     return int(status["status"].fillna("").str.startswith(NotBuildableHere.status).sum())
 
 
+def _missing_passes(table: Path, repeats: list[int]) -> list[int]:
+    """The configured repeat shards (block_repeat_shards) a chapter-3 block table holds no
+    second pass of: without them its comparisons allow for no drift between passes."""
+    from .configs import is_block_table
+
+    if not repeats or not is_block_table(table.stem):
+        return []
+    try:
+        df = pd.read_csv(table, usecols=lambda c: c in ("pass", "shard"), dtype=str)
+    except (OSError, ValueError, pd.errors.ParserError):
+        return []  # the tabulation refuses an unreadable table, with its own message
+    if "pass" not in df or "shard" not in df:
+        return list(repeats)
+    again = df.loc[df["pass"].str.strip() == "2", "shard"].dropna().str.split("/").str[0]
+    return [i for i in repeats if str(i) not in set(again)]
+
+
 def _records(tables: list[Path]) -> list[dict]:
     """Every job's own record behind the tables: a merged table's shards, else its record (a
     missing or damaged record is a gap already named)."""
@@ -91,9 +108,13 @@ def _mixed_cards(records: list[dict]) -> list[str]:
 
 def gaps(config: dict, root: Path, run_name: str) -> list[str]:
     """One line for each table that keeps ``root`` from being one whole run ``run_name`` of
-    ``config``: missing, made by another run (or by none named), or holding never-built rows;
-    and one where its jobs ran on more than one GPU model."""
+    ``config``: missing, made by another run (or by none named), holding never-built rows, or
+    a chapter-3 block table without the second passes the config asks for; and one where its
+    jobs ran on more than one GPU model."""
+    from .configs import block_repeats
+
     out = []
+    repeats = block_repeats(config)
     tables = expected_tables(config, root)
     for table in tables:
         if not table.is_file():
@@ -104,6 +125,9 @@ def gaps(config: dict, root: Path, run_name: str) -> list[str]:
             out.append(f"{table}: made by {made_by}, not {run_name}")
         if count := _never_built(table):
             out.append(f"{table}: {count} row(s) of a program never built on that machine")
+        if lacking := _missing_passes(table, repeats):
+            out.append(f"{table}: no second pass of shard(s) {', '.join(map(str, lacking))} "
+                       "(block_repeat_shards): no drift between passes to allow for")
     return out + _mixed_cards(_records(tables))
 
 
