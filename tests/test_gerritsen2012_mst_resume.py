@@ -192,6 +192,29 @@ def test_mst_io_command_refuses_a_work_dir_of_another_grid(tmp_path, capsys, mon
     assert "work directory of another run" in err and "grid_sha256" in err
 
 
+@pytest.mark.parametrize("how", ["between two calls", "inside a jitted function"])
+def test_mst_io_interrupted_anywhere_says_the_work_is_kept(tmp_path, monkeypatch, capsys, how):
+    """A Ctrl-C that lands inside numba comes back as a SystemError: the journal is kept all the
+    same, and the command says so (the signal's landing place once decided the message)."""
+    from graphrepro.solvers.gerritsen2012 import mst_measure
+
+    def interrupted(*args, **kwargs):
+        if how == "between two calls":
+            raise KeyboardInterrupt
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("<CPUDispatcher> returned a result with an exception set") from None
+
+    monkeypatch.setattr(mst_measure, "measure_io", interrupted)
+    out, work = tmp_path / "t.csv", tmp_path / "work"
+    assert main(["mst-io", str(grid(tmp_path)), "--variant", "cpu_prealloc", "--block-side", "8",
+                 "--output", str(out), "--work-dir", str(work)]) == 130
+    err = capsys.readouterr().err
+    assert f"what was journaled in {work} is kept" in err and "interrupted (SIGINT)" in err
+    assert not out.exists()
+
+
 # --- the command, SIGINT from outside (timeboxed stopping snakemake), resumed ----------------------
 
 def test_mst_io_sigint_then_rerun_gives_the_straight_runs_row(tmp_path):

@@ -48,6 +48,18 @@ class DamagedFile(InputError):
     """An intermediate file that is truncated, empty or not what its step writes."""
 
 
+def interrupt_in(e: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) that ``e`` is, or None. A signal that lands inside a jitted function
+    comes back from numba's dispatcher as a SystemError whose context is the KeyboardInterrupt, so
+    a handler that catches only KeyboardInterrupt misses it wherever the signal happens to land."""
+    if isinstance(e, KeyboardInterrupt):
+        return e
+    cause = e.__context__ or e.__cause__
+    if isinstance(e, SystemError) and isinstance(cause, KeyboardInterrupt):
+        return cause
+    return None
+
+
 def damaged(path, problem: str) -> DamagedFile:
     """The error for a damaged file (raise it); marks the file out of date for snakemake."""
     try:

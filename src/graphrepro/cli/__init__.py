@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..errors import GraphreproError, InputError
+from ..errors import GraphreproError, InputError, interrupt_in
 from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
 
@@ -96,9 +96,8 @@ def main(argv=None) -> int:
         if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
             print(f"error: CUDA: {e}", file=sys.stderr)
             return 3
-        # Ctrl-C inside a jitted function comes back from numba's dispatcher as a SystemError
-        if isinstance(e, SystemError) and isinstance(e.__context__ or e.__cause__, KeyboardInterrupt):
-            return _interrupted(e.__context__ or e.__cause__)
+        if (interrupt := interrupt_in(e)) is not None:
+            return _interrupted(interrupt)
         raise
     finally:
         if previous is not None:

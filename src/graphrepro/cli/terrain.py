@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
-from ..errors import InputError
+from ..errors import InputError, interrupt_in
 from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
 
 
@@ -148,8 +148,8 @@ def cmd_mst_io(args) -> int:
     except Stopped as e:
         print(f"{e}; the same command goes on from there (the next call)", file=sys.stderr)
         return 75
-    except KeyboardInterrupt:
-        if resumable:
+    except (KeyboardInterrupt, SystemError) as e:
+        if resumable and interrupt_in(e) is not None:
             print(f"mst-io: what was journaled in {args.work_dir} is kept; the same command goes "
                   f"on from there", file=sys.stderr)
         raise
