@@ -363,6 +363,10 @@ def test_plan_and_deadline_gate_see_shard_sized_jobs(tmp_path, zgrid, monkeypatc
     again = {**config, "gerritsen2012_mst": {**config["gerritsen2012_mst"], "block_repeat_shards": [1]}}
     repeat1 = os.path.normpath(res / "shards/benchmarks/repeat/gerritsen2012_mst_cpu_tournament.1.csv")
     assert timeboxed._estimates(again, res, ref)[repeat1] == pytest.approx(7.0)  # as its first
+    # the plan counts the second passes too: one more job a version, as long as its shard
+    twice = {j.run_id.removeprefix("gerritsen2012_mst_"): j for j in plan_blocks(again, ref, res)}
+    assert twice["cpu_tournament"].job_seconds() == pytest.approx([7.0, 7.0, 7.0])
+    assert plan(again, 1, 8, ref, res)["targets"]["gerritsen2012_table3_2"]["jobs"] == 9
     whole = {**config, "gerritsen2012_mst": {**config["gerritsen2012_mst"], "block_shards": 1}}
     est = timeboxed._estimates(whole, res, ref)  # one job of all ten blocks, its usual path
     assert est[os.path.normpath(res / "benchmarks/gerritsen2012_mst_cpu_tournament.csv")] \

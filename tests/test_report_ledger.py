@@ -156,3 +156,33 @@ def test_tables_show_the_claim_columns_by_default_and_explain_labels():
     assert [line.split(":")[0] for line in explanations(df)] == ['"[1]"', '"[2]"', '"xx"']
     page = html_table(pd.DataFrame({"solver": ["lbr"], "params": ['{"k": 4, "t": 2}']}), "t")
     assert "k=4, t=2" in page and "{" not in page
+
+
+def test_claims_changed_from_counts_both_sides_and_lists_every_moved_verdict(tmp_path, capsys):
+    from graphrepro.cli import main
+
+    old = ledger_rows("t_a", "doc1", ["reproduced", "inconclusive", "not reproduced"])
+    new = [dict(r) for r in old]
+    new[1].update(verdict="reproduced", ours="3.5")
+    del new[2]  # a claim the new run no longer has
+    new += ledger_rows("t_b", "doc2", ["direction only"])  # one only the new run has
+    write(tmp_path / "old.csv", old)
+    write(tmp_path / "new.csv", new)
+    args = ["claims", "--ledger", str(tmp_path / "new.csv"), "--changed-from",
+            str(tmp_path / "old.csv")]
+    assert main([*args, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [(c["claim"], c["before"], c["after"]) for c in got["changed"]] == [
+        ("t_a.1", "inconclusive", "reproduced"), ("t_b.0", "", "direction only"),
+        ("t_a.2", "not reproduced", "")]
+    assert got["changed"][0]["ours_after"] == "3.5"
+    counts = {(c["document"], c["side"]): c for c in got["counts"]}
+    assert counts["doc1", "before"]["total"] == 3 and counts["doc1", "after"]["reproduced"] == 2
+    assert counts["doc2", "before"]["total"] == 0 and counts["all", "after"]["total"] == 3
+    assert main([*args, "--document", "doc1"]) == 0
+    out = capsys.readouterr()
+    assert "t_b.0" not in out.out and "t_a.2" in out.out and "2 claims changed" in out.err
+    write(tmp_path / "same.csv", old)
+    assert main(["claims", "--ledger", str(tmp_path / "same.csv"), "--changed-from",
+                 str(tmp_path / "old.csv")]) == 0
+    assert "no verdict changed" in capsys.readouterr().out

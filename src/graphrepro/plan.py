@@ -10,7 +10,8 @@ Each timed run's seconds come from the best record there is, said in its `basis`
 - `unknown`: neither; a default per job, counted and said.
 gerritsen2012 chapter 3's per-block jobs (``plan_blocks``) are planned alike, their blocks in
 place of sources: recorded in the provenance of their shards (``results/shards/benchmarks/``),
-else estimated from a committed per-block table.
+else estimated from a committed per-block table; the shards timed twice (``block_repeat_shards``)
+are jobs again.
 A graph's preparation is its reference distances (the sources record's `reference_ms`, spread
 over the preparation threads). The wall time is a list schedule: GPU jobs on the GPUs, longest
 first once their graph is ready; CPU-timed jobs one at a time on their own cores.
@@ -42,14 +43,16 @@ class PlannedRun:
     sources: int = 6        # its graph's sources (configs.sources_of); a block job's blocks
     kind: str = "run"       # or "blocks": a chapter-3 block job (graph "benchmarks", no references)
     members: tuple = ()     # an interleaved group's run ids (as_jobs), else none
+    repeats: tuple = ()     # a block job's shards timed again (block_repeat_shards): more jobs
 
     def job_seconds(self, sources: int | None = None) -> list[float]:
-        """The seconds of each of the run's jobs (one per shard), over its graph's sources."""
+        """The seconds of each of the run's jobs (one per shard, then one per shard timed
+        again), over its graph's sources."""
         from .harness.shards import shard_slice
 
         sources = self.sources if sources is None else sources
         return [self.fixed_s + self.per_source_s * len(range(sources)[shard_slice(sources, (i, self.shards))])
-                for i in range(self.shards)]
+                for i in (*range(self.shards), *self.repeats)]
 
 
 def _rates_from_job(jobs: list[dict], per: str = "sources") -> tuple[float, float] | None:
@@ -198,6 +201,7 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
     """gerritsen2012 chapter 3's per-block jobs (`mst-blocks`), one per version a ready target
     reads, in ``block_shards`` shards: a shard's seconds are a fixed part and its share of the
     blocks, so the version's estimate over N and each shard's start-up and warm-up."""
+    from .configs import block_repeats
     from .experiments import get_target
     from .solvers.gerritsen2012.mst_measure import VARIANTS, is_gpu
 
@@ -206,6 +210,7 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
     side, blocks = int(g12.get("block_side", 32)), int(g12.get("blocks", 16))
     trials, shards = int(g12.get("trials", 1)), int(g12.get("block_shards", 1))
     results = Path(results or config.get("results", "results"))
+    repeats = tuple(i for i in block_repeats(config) if 0 <= i < shards)
     seen, out, misses = set(), [], {"gpu": [], "cpu": []}
     for name, tcfg in (config.get("targets") or {}).items():
         target = get_target(name)
@@ -229,7 +234,7 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
                 rates, basis = (UNKNOWN_S, 0.0), "unknown"
             out.append(PlannedRun(name, "benchmarks", bench, device, rates[0], rates[1], basis,
                                   shards, one_core=device == "cpu" and shards > 1,
-                                  sources=blocks, kind="blocks"))
+                                  sources=blocks, kind="blocks", repeats=repeats))
     return [_scaled_by_misses(job, misses[job.device]) for job in out]
 
 

@@ -35,6 +35,8 @@ def cmd_claims(args) -> int:
         ledger = ledger[ledger["verdict"] == args.verdict]
     if args.output:
         atomic.write_csv(ledger, args.output)
+    if args.changed_from:
+        return _print_changes(read_ledger(Path(args.changed_from)), ledger, args)
     if args.format == "csv":
         ledger.to_csv(sys.stdout, index=False)
     elif args.format == "json":
@@ -44,6 +46,36 @@ def cmd_claims(args) -> int:
         print(f"({len(ledger)} claims from {source}; --width 140 adds the claims' words; "
               "--format csv or json gives every column)",
               file=sys.stderr)
+    return 0
+
+
+def _print_changes(before, after, args) -> int:
+    """What a run changed against an older ledger (``claims --changed-from``): the verdicts per
+    document on each side, then every claim whose verdict moved."""
+    import pandas as pd
+
+    from ..report.ledger import VERDICTS, verdict_changes, verdict_counts
+
+    if args.document:  # the older ledger filtered alike, so its counts compare
+        before = before[before["document"] == args.document]
+    if args.verdict:
+        before = before[before["verdict"] == args.verdict]
+    documents = list(dict.fromkeys([*after["document"], *before["document"]]))
+    counts = [{"side": side, **row} for side, ledger in (("before", before), ("after", after))
+              for row in verdict_counts(ledger, documents)]
+    counts = pd.DataFrame(counts).sort_values("document", key=lambda d: d.map(
+        {d: i for i, d in enumerate([*documents, "all"])}), kind="stable")
+    changes = verdict_changes(before, after)
+    if args.format == "csv":
+        changes.to_csv(sys.stdout, index=False)
+    elif args.format == "json":
+        print(json.dumps({"counts": counts.to_dict("records"),
+                          "changed": changes.to_dict("records")}, indent=1))
+    else:
+        print(counts[["document", "side", *VERDICTS, "total"]].to_string(index=False))
+        print()
+        print(changes.to_string(index=False) if len(changes) else "no verdict changed")
+        print(f"({len(changes)} claims changed verdict from {args.changed_from})", file=sys.stderr)
     return 0
 
 
@@ -92,6 +124,10 @@ def add_claims(sub) -> None:
                     help="table (default: fits --width columns), csv or json (every column)")
     sp.add_argument("--width", type=int, default=100, help="the table's width in characters")
     sp.add_argument("--output", help="write the ledger as CSV here (besides printing it)")
+    sp.add_argument("--changed-from", metavar="LEDGER",
+                    help="an older ledger CSV (a run this one replaces): print the verdicts per "
+                         "document on each side and every claim whose verdict changed, instead "
+                         "of the ledger (csv: the changes; json: both)")
     sp.set_defaults(func=cmd_claims)
 
 

@@ -159,3 +159,26 @@ def verdict_counts(ledger: pd.DataFrame, documents: list[str]) -> list[dict]:
     rows.append({"document": "all", **{v: sum(r[v] for r in rows) for v in VERDICTS},
                  "total": sum(r["total"] for r in rows)})
     return rows
+
+
+def verdict_changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between two ledgers (a run that replaces another), in
+    ``after``'s order, then those only ``before`` has: document, claim, each side's verdict and
+    value (empty where a side lacks the claim). A claim is matched by its id, else by its target
+    and words, as :func:`merge_ledgers` matches them."""
+    def by_key(frame):
+        return {_key(r): r for r in frame.to_dict("records")}
+
+    old, new = by_key(before), by_key(after)
+    rows = []
+    for k in [*new, *(k for k in old if k not in new)]:
+        o, n = old.get(k, {}), new.get(k, {})
+        if o.get("verdict") == n.get("verdict"):
+            continue
+        row = n or o
+        rows.append({"document": row.get("document", ""),
+                     "claim": str(row.get("claim_id") or "") or str(row.get("claim", "")),
+                     "before": o.get("verdict", ""), "after": n.get("verdict", ""),
+                     "ours_before": str(o.get("ours", "")), "ours_after": str(n.get("ours", ""))})
+    return pd.DataFrame(rows, columns=["document", "claim", "before", "after", "ours_before",
+                                       "ours_after"])
