@@ -59,6 +59,7 @@ def _missing_passes(table: Path, repeats: list[int]) -> list[int]:
     """The configured repeat shards (block_repeat_shards) a chapter-3 block table holds no
     second pass of: without them its comparisons allow for no drift between passes."""
     from .configs import is_block_table
+    from .harness.block_shards import passes
 
     if not repeats or not is_block_table(table.stem):
         return []
@@ -66,9 +67,9 @@ def _missing_passes(table: Path, repeats: list[int]) -> list[int]:
         df = pd.read_csv(table, usecols=lambda c: c in ("pass", "shard"), dtype=str)
     except (OSError, ValueError, pd.errors.ParserError):
         return []  # the tabulation refuses an unreadable table, with its own message
-    if "pass" not in df or "shard" not in df:
+    if "shard" not in df:
         return list(repeats)
-    again = df.loc[df["pass"].str.strip() == "2", "shard"].dropna().str.split("/").str[0]
+    again = df.loc[passes(df) == 2, "shard"].dropna().str.split("/").str[0].str.strip()
     return [i for i in repeats if str(i) not in set(again)]
 
 

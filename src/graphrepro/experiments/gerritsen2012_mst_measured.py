@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..harness.block_shards import passes
+
 PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")
 SWEEP = "gerritsen2012_mst_io_sweep"
 PHASES = ("gerritsen2012_mst_phases_cpu", "gerritsen2012_mst_phases_gpu")
@@ -22,25 +24,18 @@ def bench(variant: str) -> str:
     return f"gerritsen2012_mst_{variant}"
 
 
-def _passes(df: pd.DataFrame) -> pd.Series:
-    """Each row's pass: a table without the column (an older run's, an unsharded one) is pass 1."""
-    if "pass" not in df:
-        return pd.Series(1, index=df.index)
-    return pd.to_numeric(df["pass"], errors="coerce").fillna(1).astype(int)
-
-
 def variant_table(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
     """A version's table, its first pass: what every statistic of it is made of."""
     df = (benchmarks or {}).get(bench(variant))
-    return df if df is None else df[_passes(df) == 1]
+    return df if df is None else df[passes(df) == 1]
 
 
 def repeat_rows(benchmarks: dict | None, variant: str) -> pd.DataFrame | None:
     """A version's shards timed again (pass 2), or None where none was."""
     df = (benchmarks or {}).get(bench(variant))
-    if df is None or not (_passes(df) == 2).any():
+    if df is None or not (passes(df) == 2).any():
         return None
-    return df[_passes(df) == 2]
+    return df[passes(df) == 2]
 
 
 def block_drift(benchmarks: dict | None) -> list[float]:

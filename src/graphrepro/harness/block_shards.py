@@ -35,6 +35,14 @@ from .shards import check_alike, parse_shard
 SAME = ("variant", "per_block", "reduce", "device", "block_side", "blocks", "grid", "rows", "cols")
 
 
+def passes(table: pd.DataFrame) -> pd.Series:
+    """Each row's pass: a table without the column (an older run's, an unsharded one) is all
+    pass 1."""
+    if "pass" not in table:
+        return pd.Series(1, index=table.index)
+    return pd.to_numeric(table["pass"], errors="coerce").fillna(1).astype(int)
+
+
 def shard_record(record: dict, table: pd.DataFrame, *, settings: dict, started_s: float | None,
                  wall_s: float) -> dict:
     """A shard's provenance record: the machine's (``record``), the settings, the caches its
@@ -124,11 +132,8 @@ def _repeat_indices(repeats, rtables, tables, n: int) -> list[int]:
         if i in indices:
             raise InputError(f"shard {i}/{n} repeated twice: {repeats[indices.index(i)]} and {rp}")
         indices.append(i)
-        for key in SAME:
-            values = {str(v) for t in (*tables, rt) if key in t for v in t[key].dropna().unique()}
-            if len(values) > 1:
-                raise InputError(f"{rp}: not a repeat of these shards: their {key}s differ "
-                                 f"({', '.join(sorted(values))})")
+        check_alike([rp], [*tables, rt], SAME,
+                    problem="{path}: not a repeat of these shards: their {key}s differ ({seen})")
     return indices
 
 

@@ -40,13 +40,15 @@ def merge_run_tables(paths: list[Path]) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True)
 
 
-def check_alike(paths: list[Path], tables: list[pd.DataFrame], keys) -> None:
-    """Shards of one measurement agree on every one of ``keys`` they record."""
+def check_alike(paths: list[Path], tables: list[pd.DataFrame], keys,
+                problem: str = "{path}: shards of different {key}s cannot be merged: {seen}"
+                ) -> None:
+    """Shards of one measurement agree on every one of ``keys`` they record; else ``problem``,
+    naming the first path, the key and the values seen."""
     for key in keys:
         seen = sorted({str(v) for t in tables if key in t for v in t[key].dropna().unique()})
         if len(seen) > 1:
-            raise InputError(f"{paths[0]}: shards of different {key}s cannot be merged: "
-                             f"{', '.join(seen)}")
+            raise InputError(problem.format(path=paths[0], key=key, seen=", ".join(seen)))
 
 
 def merge_provenance(paths: list[Path]) -> dict:
