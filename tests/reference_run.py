@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from graphrepro.wholerun import reference_configfiles
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reports" / "reference"
-# the earlier reference's record names no config files: runs 1 and 2 were made with these
-PIECED_CONFIGS = ("config/config.yaml", "config/h100.yaml")
 
 
 def record() -> dict:
@@ -23,4 +23,4 @@ def is_whole_run() -> bool:
 
 
 def configfiles() -> list[Path]:
-    return [ROOT / f for f in record().get("configfiles") or PIECED_CONFIGS]
+    return reference_configfiles(REFERENCE, ROOT)

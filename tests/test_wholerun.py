@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from graphrepro.errors import InputError
-from graphrepro.wholerun import expected_tables, gaps, require_whole_run, run_record
+from graphrepro.wholerun import (PIECED_CONFIGS, expected_tables, gaps, reference_configfiles,
+                                 require_whole_run, run_record)
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"results": "results", "seed": 1, "measure": {"sources": 2, "trials": 1, "warmup": 0},
@@ -151,6 +152,22 @@ def test_the_runs_record_says_what_its_tables_records_say(whole):
         {"commit": "aaa", "first": "2026-11-26T01:00", "last": "2026-11-26T03:00", "jobs": 2},
         {"commit": "bbb", "first": "2026-11-27T01:00", "last": "2026-11-27T01:00", "jobs": 1}]
     assert record["date"] == "2026-11-27T01:00" and record["run_name"] == "run 3"
+
+
+def test_the_report_credits_the_reference_with_the_config_files_its_record_names(tmp_path):
+    ref = tmp_path / "reference"
+    ref.mkdir()
+    assert reference_configfiles(ref, tmp_path) == [tmp_path / f for f in PIECED_CONFIGS]
+    record = run_record(CONFIG, ref, "run 3", ["config/config.yaml", "config/h100-run3.yaml"])
+    (ref / "provenance.json").write_text(json.dumps(record))
+    assert reference_configfiles(ref, tmp_path) == [tmp_path / "config/config.yaml",
+                                                    tmp_path / "config/h100-run3.yaml"]
+    (ref / "provenance.json").write_text(json.dumps({"configfiles": "config/h100.yaml"}))
+    with pytest.raises(InputError, match="configfiles should be a list"):
+        reference_configfiles(ref, tmp_path)
+    (ref / "provenance.json").write_text('{"configfiles": [')
+    with pytest.raises(InputError, match="provenance.json: not the reference run's record"):
+        reference_configfiles(ref, tmp_path)
 
 
 def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):

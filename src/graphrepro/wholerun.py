@@ -20,6 +20,32 @@ from .errors import InputError
 from .native import NotBuildableHere
 
 
+# The reference pieced together from runs 1 and 2 (before `retabulate --complete` wrote a run's
+# record) names no config files: it was made with these.
+PIECED_CONFIGS = ("config/config.yaml", "config/h100.yaml")
+
+
+def reference_configfiles(reference: Path, base: Path = Path(".")) -> list[Path]:
+    """The config files the committed reference run was made with, merged in this order, under
+    ``base`` (the repository): those its own record names (``provenance.json``, written by
+    `retabulate --complete`), else the pieced reference's."""
+    import json
+
+    record, path = {}, Path(reference) / "provenance.json"
+    if path.is_file():
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError) as e:
+            raise InputError(f"{path}: not the reference run's record ({e})") from None
+    names = record.get("configfiles") if isinstance(record, dict) else None
+    if names is None:
+        names = list(PIECED_CONFIGS)
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise InputError(f"{path}: configfiles should be a list of config file paths, "
+                         f"not {names!r}")
+    return [Path(base) / n for n in names]
+
+
 def expected_tables(config: dict, root: Path) -> list[Path]:
     """Every run file and benchmark table the config's ready targets read, under ``root``."""
     from .experiments import get_target

@@ -11,6 +11,7 @@ from graphrepro.configs import block_repeats, sources_of
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
+from graphrepro.wholerun import reference_configfiles
 
 SRC = os.path.join(workflow.basedir, "src")
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")

@@ -1,7 +1,7 @@
-# The committed reference run's ledger, and its config (reports/reference/README.md), to credit
+# The committed reference run's ledger, and the config files its own record names, to credit
 # each reference table with its own runs' provenance.
 REFERENCE_CLAIMS = os.path.join(REFERENCE, "claims.csv")
-REFERENCE_CONFIG = [os.path.join(workflow.basedir, "config", f) for f in ("config.yaml", "h100.yaml")]
+REFERENCE_CONFIG = [str(p) for p in reference_configfiles(REFERENCE, workflow.basedir)]
 
 
 # The one claims ledger: every target's claim rows (and a row for each claim whose target this

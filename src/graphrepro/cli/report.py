@@ -134,9 +134,12 @@ def add_claims(sub) -> None:
 def cmd_report(args) -> int:
     from ..report.build import build_report
 
-    ref_config = (_merged_config(args.reference_config)
-                  if args.reference_config and all(Path(p).is_file() for p in args.reference_config)
-                  else None)
+    from ..wholerun import reference_configfiles
+
+    ref_files = (args.reference_config if args.reference_config is not None
+                 else [str(p) for p in reference_configfiles(Path(args.reference))])
+    ref_config = (_merged_config(ref_files)
+                  if ref_files and all(Path(p).is_file() for p in ref_files) else None)
     build_report(Path(args.results), Path(args.output), reference=Path(args.reference),
                  config_path=Path(args.config) if args.config else None,
                  claims=Path(args.claims) if args.claims else None,
@@ -155,10 +158,10 @@ def add_report(sub) -> None:
     sp.add_argument("--claims", help="this run's claims ledger (written by `claims --output`)")
     sp.add_argument("--reference-claims", default="reports/reference/claims.csv",
                     help="the reference run's claims ledger CSV, used where it exists")
-    sp.add_argument("--reference-config", nargs="*",
-                    default=["config/config.yaml", "config/h100.yaml"],
+    sp.add_argument("--reference-config", nargs="*", default=None,
                     help="the config files the reference run used, merged in order (to credit "
-                         "each reference table with its own runs' provenance)")
+                         "each reference table with its own runs' provenance); default: those "
+                         "its provenance.json names")
     sp.set_defaults(func=cmd_report)
 
 
