@@ -116,7 +116,7 @@ def test_bad_parameters(bad):
 
 
 def test_warp_is_todays_default():
-    """Issue 34 round 3 (reports/reference/frontier3): warp=1 with chase 4, faster than round 2's
+    """Issue 34 round 3 (reports/evidence/frontier3): warp=1 with chase 4, faster than round 2's
     default (frontier@chase=2,warp=0) on all five graphs measured."""
     from graphrepro.solvers import resolve
 

@@ -5,7 +5,7 @@
 #   bash reports/run3/carry.sh back                        after it (and after a failed one)
 # aside moves what the call does not read to $RUN3_ASIDE (default ../run3-aside, outside the
 # repository) and lists it there; back returns exactly that. The kinds:
-#   main    the whole run's targets: the reference's folders the deadline gate does not read
+#   main    the whole run's targets: reports/evidence, the reference's folders the deadline gate does not read
 #           (it reads reports/reference/benchmarks and runs/ for its estimates), the call logs,
 #           FLA and NE (the stand-ins table is made: name the targets without `standins`), and
 #           the wheels only the tests need;
@@ -32,7 +32,7 @@ aside)
     [ -e "$manifest" ] && { echo "$manifest exists: run 'back' first" >&2; exit 1; }
     ref=reports/reference res=reports/run3/results
     shards=$(awk '/^ *block_shards:/ {print $2}' config/h100-run3.yaml)
-    paths=($ref/{peers,host-scaling,figures,frontier,frontier2,frontier3,older,checks,launch}
+    paths=(reports/evidence $ref/{peers,figures,older,checks}
            $ref/runs/{roadnet_ca,roadnet_cal,msdoor} reports/run3/calls
            .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis,pytest,iniconfig,pluggy}-*.whl)
     case $kind in

@@ -522,7 +522,7 @@ class _Frontier:
                 totals)
         launch, blocks = self._launchable(kernel, args, self.n)
         if not gpu.simulated():
-            # One block per SM unless asked: the first H100 sweep (reports/reference/frontier)
+            # One block per SM unless asked: the first H100 sweep (reports/evidence/frontier)
             # ran 2x faster on 132 blocks than on all 924 resident ones, whose idle polling of
             # the queue counters slowed the atomics of the blocks with work.
             asked = self.blocks_asked or cuda.get_current_device().MULTIPROCESSOR_COUNT
@@ -574,9 +574,9 @@ def _zero_kernel(array):
                       "bucket, pushes are staged per slot, the block shares a hub's arcs; "
                       "termination by a pending count (issues 21, 34)",
           # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
-          # (reports/reference/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
+          # (reports/evidence/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
           # is one per SM). hub=32, 256 threads (chunk=0: one a thread) since issue 34's round 2;
-          # warp=1, chase=4 since round 3 (reports/reference/frontier3/call-3, H100, 10 sources):
+          # warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
           # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
           # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
           # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,

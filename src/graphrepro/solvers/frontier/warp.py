@@ -1,6 +1,6 @@
 """``frontier@warp=1``: warp-cooperative expansion (issue 34, round 3).
 
-Why (round 2's counters, reports/reference/frontier2): on the uniform random graph a batch lasts
+Why (round 2's counters, reports/evidence/frontier2): on the uniform random graph a batch lasts
 one thread's serial walk over its vertex's arcs and its chase; on the web graph vertices just
 under the hub threshold are still walked by one thread each. Here a warp expands its lanes'
 claimed vertices together: a prefix sum of their out-degrees (in shared memory, between warp

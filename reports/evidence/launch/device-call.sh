@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 25 on the H100 (device tool), from the repository root with src/ on PYTHONPATH:
-#   bash reports/reference/launch/device-call.sh OUT_DIR [NY.gr.gz]
+#   bash reports/evidence/launch/device-call.sh OUT_DIR [NY.gr.gz]
 # The launch floor (native CUDA C++ and ours), the launch-path goals on real NY, gerritsen2012's
 # loops, singla's Dijkstra, numba's disk cache across two processes, the Western stand-in, then
 # the touched tests on the real GPU. Step time limits come from the environment (*_S).

@@ -3,7 +3,7 @@
 # comparison on real NY and the calnev / western stand-ins (config/datasets.yaml's road_like
 # generator, seeds 105 / 107). Run from the worktree root on the GPU machine after the wheel
 # install line, with USA-road-d.NY.gr.gz in ./data; writes to $OUT.
-# Usage: bash reports/reference/frontier/device-call.sh "SWEEP RUNS" "COMPARE RUNS"
+# Usage: bash reports/evidence/frontier/device-call.sh "SWEEP RUNS" "COMPARE RUNS"
 # "best" in COMPARE RUNS stands for the sweep's fastest frontier variant on NY.
 set -u
 export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0

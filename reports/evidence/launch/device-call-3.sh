@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 25, H100 call 3: the floor again, Harish on real NY over more sources (the 20 us goal),
 # gerritsen2012's loops with their own wall times, and the launch tests on the real GPU.
-#   bash reports/reference/launch/device-call-3.sh OUT_DIR [NY.gr.gz]
+#   bash reports/evidence/launch/device-call-3.sh OUT_DIR [NY.gr.gz]
 set -u
 out=${1:?output directory}; ny=${2:-data/USA-road-d.NY.gr.gz}
 export PYTHONUNBUFFERED=1 NUMBA_ENABLE_CUDASIM=0 PYTHONPATH=$PWD/src:$PWD/benchmarks:${PYTHONPATH:-}
