@@ -20,6 +20,7 @@ from graphrepro.graph import degree_stats
 from graphrepro.graph.generate import road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure, provenance
 from graphrepro.report.build import build_report
+from graphrepro.report.ledger import COLUMNS
 
 HARISH = "Harish et al. [12 13]"
 LBR = "Proposed Algorithm"
@@ -295,6 +296,37 @@ def test_report_shows_a_labelled_reference_run_where_one_is_committed(tmp_path, 
     # Figure 3 has no committed reference table, so no reference block there.
     assert "Reference run" not in section(html, "safari2017_fig3")
     assert f"<code>{config}</code>" in html and "seed: 1" in html
+
+
+def test_the_reference_runs_stand_ins_are_shown_beside_this_machines(tmp_path, results,
+                                                                      reference):
+    """The reference run's verdicts on stand-ins rest on its own stand-ins table: the page shows
+    it, labelled, where this machine made none (or one of its own)."""
+    head = "dataset,graph,data,vertices,arcs,sccs,depth_median,harish_median,goal\n"
+    (reference / "standins").mkdir()
+    (reference / "standins" / "standins.csv").write_text(
+        head + "ny,real,real file,264346,733846,1,590.5,993.0,\n"
+        "ny,stand-in,road_network seed 101,264346,733846,1,553.5,648.5,meets\n")
+    (reference / "standins" / "terrain_compare.csv").write_text("part,real_ms,standin_ms\nmst,2,2.1\n")
+    (reference / "standins" / "terrain_compare.json").write_text(
+        json.dumps({"real": "Wake County piece", "stand-in": "its stand-in"}))
+    out = tmp_path / "index.html"
+    build_report(results, out, reference=reference)
+    html = out.read_text()
+    mine = section(html, "standins-reference")
+    assert "the reference run&#39;s" in mine and "Goal met by ny." in mine
+    assert 'id="t-standins-reference"' in html and 'id="t-standins"' not in html  # none here
+    assert 'href="#standins-reference"' in html and 'href="#terrain_compare-reference"' in html
+    assert "Wake County piece" in section(html, "terrain_compare-reference")
+    (results / "standins").mkdir()
+    (results / "standins" / "standins.csv").write_text(head)  # this machine's: no real data
+    build_report(results, out, reference=reference)
+    html = out.read_text()
+    assert "No road dataset has real data at hand" in section(html, "standins")
+    assert 'id="t-standins-reference"' in html
+    (reference / "claims.csv").write_text(",".join(COLUMNS) + "\n")
+    build_report(reference, out, reference=reference)  # the reference's own page: shown once
+    assert out.read_text().count("Road stand-ins against the real graphs") == 1
 
 
 def test_a_gpu_target_not_run_here_shows_the_reference_run_alone(tmp_path, results, reference,

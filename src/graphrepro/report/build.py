@@ -253,7 +253,10 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
         stand_ins=_stand_ins(results), terrains=_terrains(results),
-        standins=_standins(results), terrain_compare=_terrain_compare(results))
+        standins=_standins(results), terrain_compare=_terrain_compare(results),
+        # what the reference run's verdicts on stand-ins rest on, beside this machine's
+        ref_standins=_standins(reference, "t-standins-reference") if ref_prov and not alone else None,
+        ref_terrain_compare=_terrain_compare(reference, "t-terrain-compare-reference") if ref_prov and not alone else None)
     atomic.write_text(output, html)
     write_summary(output, ledger, ledger_source, use_ref)
     return ledger
@@ -297,7 +300,7 @@ def _stand_ins(results: Path) -> list[dict]:
     return out
 
 
-def _standins(results: Path) -> dict | None:
+def _standins(results: Path, table_id: str = "t-standins") -> dict | None:
     """The `standins` table (road stand-ins against the real graphs at hand), if it was made."""
     path = results / "standins" / "standins.csv"
     if not path.is_file():
@@ -316,10 +319,10 @@ def _standins(results: Path) -> dict | None:
         if {"real", "stand-in"} <= set(pair.index):
             summary += (f" Harish iterations on {key} (not part of the goal): stand-in median "
                         f"{pair['stand-in']}, real {pair['real']}.")
-    return {"table": html_table(df, "t-standins"), "summary": summary}
+    return {"table": html_table(df, table_id), "summary": summary}
 
 
-def _terrain_compare(results: Path) -> dict | None:
+def _terrain_compare(results: Path, table_id: str = "t-terrain-compare") -> dict | None:
     """gerritsen2012 per-block timings on a real terrain beside its stand-in's, if made."""
     path = results / "standins" / "terrain_compare.csv"
     if not path.is_file():
@@ -327,7 +330,7 @@ def _terrain_compare(results: Path) -> dict | None:
     meta = path.with_suffix(".json")
     what = json.loads(meta.read_text()) if meta.is_file() else {}
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return {"table": html_table(df, "t-terrain-compare"), "real": what.get("real", ""),
+    return {"table": html_table(df, table_id), "real": what.get("real", ""),
             "standin": what.get("stand-in", "")}
 
 
