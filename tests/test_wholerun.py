@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from graphrepro.errors import InputError
-from graphrepro.wholerun import (PIECED_CONFIGS, expected_tables, gaps, reference_configfiles,
-                                 require_whole_run, run_record)
+from graphrepro.wholerun import (PIECED_CONFIGS, derived_tables, expected_tables, gaps,
+                                 reference_configfiles, require_whole_run, run_record)
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {"results": "results", "seed": 1, "measure": {"sources": 2, "trials": 1, "warmup": 0},
@@ -33,13 +33,36 @@ def whole(tmp_path):
     root = tmp_path / "run"
     for path in expected_tables(CONFIG, root):
         _table(path, "run 3")
+    _derived(CONFIG, root)
     return root
+
+
+def _derived(config, root):
+    for path in derived_tables(config, root):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("dataset,graph\n")
 
 
 def test_the_tables_a_config_reads_are_its_run_files_and_benchmarks(tmp_path):
     names = {str(p.relative_to(tmp_path)) for p in expected_tables(CONFIG, tmp_path)}
     assert names == {"runs/g/dijkstra.csv", "runs/g/harish.csv",
                      "benchmarks/an2017_transfers.csv"}
+
+
+def test_the_terrain_comparison_and_the_stand_ins_table_belong_to_a_whole_run(whole):
+    compared = {**CONFIG, "terrain_compare": {"real": "wake", "standin": "wake_standin",
+                                              "mst_variants": ["cpu_baseline"]}}
+    names = {str(p.relative_to(whole)) for p in expected_tables(compared, whole)}
+    assert names - {str(p.relative_to(whole)) for p in expected_tables(CONFIG, whole)} == {
+        "benchmarks/terrain_compare/wake_mst_cpu_baseline.csv",
+        "benchmarks/terrain_compare/wake_sssp.csv",
+        "benchmarks/terrain_compare/wake_standin_mst_cpu_baseline.csv",
+        "benchmarks/terrain_compare/wake_standin_sssp.csv"}
+    found = gaps(compared, whole, "run 3")
+    assert f"{whole}/benchmarks/terrain_compare/wake_sssp.csv: missing" in found
+    assert found[-1] == f"{whole}/standins/terrain_compare.csv: missing" and len(found) == 5
+    (whole / "standins/standins.csv").unlink()
+    assert gaps(CONFIG, whole, "run 3") == [f"{whole}/standins/standins.csv: missing"]
 
 
 def test_a_whole_run_has_no_gaps_and_each_kind_of_gap_is_named(whole):
@@ -99,6 +122,7 @@ def test_a_block_table_without_the_configured_second_passes_is_a_gap(tmp_path):
                                         "gerritsen2012_mst_gpu_baseline"]
     for path in tables:
         _table(path, "run 3")  # made before second passes were asked for: no pass column
+    _derived(config, root)
     said = "(block_repeat_shards): no drift between passes to allow for"
     assert gaps(config, root, "run 3") == [f"{t}: no second pass of shard(s) 0, 2 {said}"
                                            for t in blocks]
@@ -181,6 +205,7 @@ def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
     config = tmp_path / "only-transfers.yaml"
     config.write_text("results: results\nseed: 1\nmeasure: {sources: 2, trials: 1, warmup: 0}\n"
                       "graphs: {}\ntargets:\n  an2017_transfers: {}\n")
+    _derived({}, root)
     done = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
                            "--configfile", str(config), "--complete", "run 3"],
                           capture_output=True, text=True, cwd=REPO)

@@ -91,6 +91,16 @@ def measured_files(name: str, config: dict) -> list[str]:
                     for b in target.benchmarks if is_block_table(b) for i in block_repeats(config)]
 
 
+def terrain_compare_parts(config: dict) -> tuple[list[str], list[str]]:
+    """(the two terrains, real then stand-in; the chapter-3 versions timed on each) of the
+    config's ``terrain_compare``, or ([], []) where it compares none."""
+    tc = config.get("terrain_compare") or {}
+    terrains = [tc[k] for k in ("real", "standin") if tc.get(k)]
+    if len(terrains) < 2:
+        return [], []
+    return terrains, list(tc.get("mst_variants", ["cpu_baseline", "gpu_baseline"]))
+
+
 def block_repeats(config: dict) -> list[int]:
     """The shards of each of chapter 3's versions timed again as a second pass
     (``gerritsen2012_mst.block_repeat_shards``), where its blocks are sharded at all."""

@@ -47,7 +47,9 @@ def reference_configfiles(reference: Path, base: Path = Path(".")) -> list[Path]
 
 
 def expected_tables(config: dict, root: Path) -> list[Path]:
-    """Every run file and benchmark table the config's ready targets read, under ``root``."""
+    """Every run file and benchmark table the config's ready targets read, and those the
+    terrain comparison reads, under ``root``: each with its provenance record."""
+    from .configs import terrain_compare_parts
     from .experiments import get_target
     from .plan import plan_runs
     from .solvers import run_file
@@ -57,7 +59,22 @@ def expected_tables(config: dict, root: Path) -> list[Path]:
         target = get_target(name)
         if target.ready:
             paths += [root / "benchmarks" / f"{b}.csv" for b in target.benchmarks]
+    terrains, variants = terrain_compare_parts(config)
+    for terrain in terrains:
+        paths += [root / "benchmarks" / "terrain_compare" / f"{terrain}_{part}.csv"
+                  for part in (*(f"mst_{v}" for v in variants), "sssp")]
     return list(dict.fromkeys(paths))
+
+
+def derived_tables(config: dict, root: Path) -> list[Path]:
+    """The tables the report shows beside the targets', made from the run's graphs and tables
+    with no record of their own: the stand-ins against the real graphs, and the real terrain
+    against its stand-in where the config compares them."""
+    from .configs import terrain_compare_parts
+
+    return [root / "standins" / "standins.csv",
+            *([root / "standins" / "terrain_compare.csv"] if terrain_compare_parts(config)[0]
+              else [])]
 
 
 def _made_by(table: Path) -> str:
@@ -136,8 +153,8 @@ def _mixed_cards(records: list[dict]) -> list[str]:
 def gaps(config: dict, root: Path, run_name: str) -> list[str]:
     """One line for each table that keeps ``root`` from being one whole run ``run_name`` of
     ``config``: missing, made by another run (or by none named), holding never-built rows, or
-    a chapter-3 block table without the second passes the config asks for; and one where its
-    jobs ran on more than one GPU model."""
+    a chapter-3 block table without the second passes the config asks for; each derived table
+    missing; and one where its jobs ran on more than one GPU model."""
     from .configs import block_repeats
 
     out = []
@@ -155,6 +172,7 @@ def gaps(config: dict, root: Path, run_name: str) -> list[str]:
         if lacking := _missing_passes(table, repeats):
             out.append(f"{table}: no second pass of shard(s) {', '.join(map(str, lacking))} "
                        "(block_repeat_shards): no drift between passes to allow for")
+    out += [f"{table}: missing" for table in derived_tables(config, root) if not table.is_file()]
     return out + _mixed_cards(_records(tables))
 
 

@@ -7,7 +7,7 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
-from graphrepro.configs import block_repeats, sources_of
+from graphrepro.configs import block_repeats, sources_of, terrain_compare_parts
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id

@@ -20,7 +20,7 @@ rule standins:
 
 # gerritsen2012's per-block timings on a real terrain beside its stand-in (config `terrain_compare:`)
 TC = config.get("terrain_compare") or {}
-TC_MST = TC.get("mst_variants", ["cpu_baseline", "gpu_baseline"])
+TC_MST = terrain_compare_parts(config)[1]
 
 
 rule terrain_blocks_mst:
