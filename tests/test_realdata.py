@@ -244,7 +244,7 @@ def test_harish_rounds_on_the_cpu_equal_the_gpu_solver_in_the_simulator():
 
 
 def test_standins_table_and_goal(tmp_path):
-    from graphrepro.datasets.standins import compare, goal
+    from graphrepro.datasets.standins import compare, default_recipe_check, goal
 
     data = _gz(DIMACS)
     reg = _registry(tmp_path, sha=hashlib.sha256(data).hexdigest())
@@ -257,6 +257,15 @@ def test_standins_table_and_goal(tmp_path):
     assert real["sccs"] == 1 and real["vertices"] == 5  # the stand-in: at least 16 vertices
     assert real["arcs"] == stand["arcs"] == 10 and not np.isnan(real["harish_median"])
     assert stand["goal"] == "meets" or stand["goal"].startswith("misses: ")
+    # ny's stand-in has no fitted knob: it checks the default recipe, which col's stand-in uses
+    # with no real graph of its own at hand
+    assert table["recipe"].isna().iloc[0] and table["recipe"].iloc[1] == "default"
+    said = default_recipe_check(table, reg)
+    assert said.startswith(f"The default road recipe, checked on ny: ny: {stand['goal']}.")
+    assert "also builds the stand-ins of col, whose own real graphs are not at hand" in said
+    fitted = table.assign(recipe=["", "fitted"])
+    assert default_recipe_check(fitted, reg) is None
+    assert default_recipe_check(table.drop(columns="recipe"), reg) is None  # an older table
     miss = goal({"depth_median": 100, **{f"deg{k}_%": 0.0 for k in range(7)}},
                 {"depth_median": 120, "sccs": 3, **{f"deg{k}_%": 5.0 * (k == 2) for k in range(7)}})
     assert miss["goal"] == ("misses: median BFS depth +20.0% (limit +-10%); 3 components (goal 1); "

@@ -302,6 +302,8 @@ def _stand_ins(results: Path) -> list[dict]:
 
 def _standins(results: Path, table_id: str = "t-standins") -> dict | None:
     """The `standins` table (road stand-ins against the real graphs at hand), if it was made."""
+    from ..datasets.standins import default_recipe_check
+
     path = results / "standins" / "standins.csv"
     if not path.is_file():
         return None
@@ -314,6 +316,8 @@ def _standins(results: Path, table_id: str = "t-standins") -> dict | None:
               if r["goal"] != "meets"]
     summary = (f"Goal met by {', '.join(met) or 'none'}"
                + (f"; missed by {'; '.join(missed)}" if missed else "") + ".")
+    if check := default_recipe_check(df):
+        summary += " " + check
     for key in df.loc[df["harish_median"] != "", "dataset"].unique():
         pair = df[df["dataset"] == key].set_index("graph")["harish_median"]
         if {"real", "stand-in"} <= set(pair.index):
