@@ -8,8 +8,15 @@ an explicit ``NUMBA_ENABLE_CUDASIM=0`` alone, so the same tests can run on a rea
 """
 
 import os
+import signal
 
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
+# A shell that starts the suite in the background (`cmd &` without job control) hands it SIGINT
+# ignored, and every child inherits that: the tests that press Ctrl-C on a command would then see
+# it run on. Ctrl-C is restored here, so the children start as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import pytest  # noqa: E402
 
