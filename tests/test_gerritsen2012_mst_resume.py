@@ -223,11 +223,15 @@ def test_mst_io_sigint_then_rerun_gives_the_straight_runs_row(tmp_path):
     convert_array(values, z, source={})
     common = ["-m", "graphrepro", "mst-io", str(z), "--variant", "cpu_prealloc",
               "--block-side", "8"]
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_RUN_NAME": "run 9"}
     env.pop("GRAPHREPRO_DEADLINE", None)
     straight = subprocess.run([sys.executable, *common, "--output", str(tmp_path / "a.csv")],
                               env=env, capture_output=True, text=True, timeout=300)
     assert straight.returncode == 0, straight.stderr
+    # its record names the run that made it (Tables 3.6 and 3.8 of a whole run are checked so)
+    record = json.loads((tmp_path / "a.provenance.json").read_text())
+    assert record["run_name"] == "run 9" and record["settings"]["variant"] == "cpu_prealloc"
+    assert record["job"]["wall_s"] > 0 and record["settings"]["resumable"] is False
     out, work = tmp_path / "b.csv", tmp_path / "work"
     cmd = [sys.executable, *common, "--output", str(out), "--work-dir", str(work)]
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
@@ -255,6 +259,7 @@ def test_mst_io_sigint_then_rerun_gives_the_straight_runs_row(tmp_path):
     assert len(walls) == 2 and b["wall_ms"] == pytest.approx(sum(walls) * 1e3, abs=100)
     assert "processes" not in pd.read_csv(tmp_path / "a.csv").columns  # the ordinary row as before
     assert not work.exists()  # the output is written: the side files went
+    assert json.loads(out.with_suffix(".provenance.json").read_text())["settings"]["resumable"]
 
 
 # --- the deadline gate: a resumable job starts wherever a minimum is left -----------------------

@@ -2,6 +2,7 @@
 launches give (under the simulator they are numba's; on a GPU, NUMBA_ENABLE_CUDASIM=0, the
 prepared path and the CUDA graphs); the launch-floor command and the CUDA build degrade cleanly."""
 
+import json
 import sys
 
 import numpy as np
@@ -89,6 +90,7 @@ def test_the_mode_is_checked_and_needs_no_cupy(monkeypatch):
 def test_launch_floor_says_not_run_without_a_gpu(tmp_path):
     out = tmp_path / "floor.csv"
     assert main(["launch-floor", "--output", str(out)]) == 0
+    assert json.loads(out.with_suffix(".provenance.json").read_text())["settings"]["trials"] > 0
     table = pd.read_csv(out)
     assert set(table["measure"]) == {"empty_launch", "launch_readback", "harish_round",
                                      "grid_sync", "copy_tbps"}

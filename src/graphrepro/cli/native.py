@@ -59,7 +59,14 @@ def cmd_launch_floor(args) -> int:
             why = "not run: " + manifest.get("not_built", {}).get("launch_floor", "not built")
     rows = launch_floor.measure(binary, vertices=args.vertices, trials=args.trials,
                                 native_note=why)
-    atomic.write_csv(pd.DataFrame(rows), args.output)
+    # its record first (the machine, the run that made it), then the table
+    from ..harness import provenance
+
+    settings = {"native": args.native, "vertices": args.vertices, "trials": args.trials}
+    out = Path(args.output)
+    atomic.write_text(out.with_suffix(".provenance.json"),
+                      json.dumps({**provenance(settings), "settings": settings}, indent=1) + "\n")
+    atomic.write_csv(pd.DataFrame(rows), out)
     return 0
 
 

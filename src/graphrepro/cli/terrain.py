@@ -47,17 +47,19 @@ def cmd_mst_blocks(args) -> int:
                            reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
                            trials=args.trials, warmup=args.warmup, shard=shard,
                            references=references, log=lambda m: print(m, file=sys.stderr))
-    out = atomic.write_csv(table, args.output)
-    if shard is not None:  # the merge says from these where and when each shard was timed
-        from ..harness import provenance
-        from ..harness.block_shards import shard_record
+    # its record: the run that made it (a whole run names each table's), and for a shard where
+    # and when it was timed (the merge reads these). Written first: a table is done only with it.
+    from ..harness import provenance
+    from ..harness.block_shards import block_job_record
 
-        settings = {"zgrid": args.zgrid, "variant": args.variant, "step": args.step,
-                    "reduce": args.reduce, "block_side": args.block_side, "blocks": args.blocks,
-                    "trials": args.trials, "warmup": args.warmup, "shard": args.shard}
-        record = shard_record(provenance(settings), table, settings=settings, started_s=started,
+    settings = {"zgrid": args.zgrid, "variant": args.variant, "step": args.step,
+                "reduce": args.reduce, "block_side": args.block_side, "blocks": args.blocks,
+                "trials": args.trials, "warmup": args.warmup, "shard": args.shard}
+    record = block_job_record(provenance(settings), table, settings=settings, started_s=started,
                               wall_s=time.perf_counter() - t0)
-        atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    out = Path(args.output)
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    atomic.write_csv(table, out)
     return 0
 
 
@@ -136,6 +138,7 @@ def cmd_mst_io(args) -> int:
         per_block, reduce = VARIANTS[args.variant]
     if not per_block or not reduce:
         raise InputError("give --variant, or both --step and --reduce")
+    t0 = time.perf_counter()
     resumable = bool(args.work_dir)  # main() has let it start (client.past_deadline)
     deadline = os.environ.get("GRAPHREPRO_DEADLINE")
     # a resumable run stops itself at a time-boxed call's deadline, between two units of work
@@ -155,7 +158,17 @@ def cmd_mst_io(args) -> int:
         raise
     if args.variant:
         table.insert(0, "variant", args.variant)
-    atomic.write_csv(table, args.output)
+    # its record first (the run that made it; a table is done only with one), then the table
+    from ..harness import provenance
+
+    settings = {"zgrid": args.zgrid, "variant": args.variant, "step": per_block,
+                "reduce": reduce, "block_side": args.block_side, "sides": args.sides,
+                "trials": args.trials, "resumable": resumable}
+    record = {**provenance(settings), "settings": settings,
+              "job": {"wall_s": round(time.perf_counter() - t0, 4)}}
+    out = Path(args.output)
+    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    atomic.write_csv(table, out)
     if resumable:  # its rows are in the output now; the side files can be GBs
         clear_work_dir(args.work_dir)
     return 0

@@ -43,11 +43,12 @@ def passes(table: pd.DataFrame) -> pd.Series:
     return pd.to_numeric(table["pass"], errors="coerce").fillna(1).astype(int)
 
 
-def shard_record(record: dict, table: pd.DataFrame, *, settings: dict, started_s: float | None,
-                 wall_s: float) -> dict:
-    """A shard's provenance record: the machine's (``record``), the settings, the caches its
-    cores share, and the job's times: `graphrepro plan` predicts the next shards from its
-    seconds a block, the merge finds which shards were timed at once from its timed span."""
+def block_job_record(record: dict, table: pd.DataFrame, *, settings: dict,
+                     started_s: float | None, wall_s: float) -> dict:
+    """A block job's provenance record (a shard's, or a whole table's): the machine's
+    (``record``), the settings, the caches its cores share, and the job's times: `graphrepro
+    plan` predicts the next jobs from its seconds a block, the merge finds which shards were
+    timed at once from its timed span."""
     timed = table.attrs.get("timed_unix")
     ok = table[table["status"] == "ok"] if "status" in table else table.iloc[0:0]
     job = {"startup_s": started_s, "wall_s": (started_s or 0.0) + wall_s,
