@@ -2,6 +2,7 @@
 every table its targets read is there, made by that run, with no row of a program never built."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -135,6 +136,10 @@ def test_a_block_table_without_the_configured_second_passes_is_a_gap(tmp_path):
     for g12 in ({"block_shards": 4}, {"block_shards": 1, "block_repeat_shards": [0]}):
         _blocks(blocks[1], {1: range(4)})
         assert gaps({**config, "gerritsen2012_mst": g12}, root, "run 3") == []
+    # a version that did not run here (no GPU): its one row says why, no timing drifts
+    _table(blocks[1], "run 3", status="not run: no CUDA device")
+    pd.read_csv(blocks[1]).head(1).to_csv(blocks[1], index=False)
+    assert gaps(config, root, "run 3") == []
 
 
 def _record(path: Path, **fields):
@@ -214,3 +219,41 @@ def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
     assert record["run_name"] == "run 3" and record["jobs"] == 1
     assert record["gpu"] == "NVIDIA H200" and record["config"] == str(config)
     assert (root / "claims.csv").is_file() and (root / "targets/an2017_transfers.csv").is_file()
+
+
+@pytest.mark.slow
+def test_a_small_run_of_every_kind_of_table_is_one_whole_run(tmp_path):
+    """The workflow on the default config's gerritsen2012 grids, named: every kind of table a
+    reference run reads (run files aside: tests/test_workflow.py) comes with the record that
+    names its run, so `retabulate --complete` passes with no gap: chapter 3's block tables in
+    shards with a second pass, Tables 3.6 and 3.8 (the crop, and resumable on the whole grid),
+    chapter 5's, the terrain comparison and the stand-ins table. GPU versions say "not run"."""
+    import yaml
+
+    from graphrepro import configs
+
+    config = configs.load([REPO / "config" / "config.yaml"])
+    config["targets"] = {name: config["targets"].get(name, {}) for name in (
+        "gerritsen2012_table3_1", "gerritsen2012_table3_6", "gerritsen2012_table3_8",
+        "gerritsen2012_table3_8_full", "gerritsen2012_table5_1")}
+    config["gerritsen2012_mst"] = {**config["gerritsen2012_mst"], "blocks": 4, "trials": 1,
+                                   "block_shards": 2, "block_repeat_shards": [1],
+                                   "sweep_sides": [64], "full_terrain": "jacksboro_dem"}
+    config.update(run_name="rehearsal", reference=str(tmp_path / "no-reference"))
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(config, sort_keys=False))
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "--cores", "2", *config["targets"], "results/standins/standins.csv",
+         "results/standins/terrain_compare.csv", "--replace-workflow-config",
+         "--configfile", str(cfg)],
+        capture_output=True, text=True, env=env, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    root = tmp_path / "results"
+    assert gaps(configs.merge([cfg]), root, "rehearsal") == []
+    done = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
+                           "--configfile", str(cfg), "--complete", "rehearsal"],
+                          capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((root / "provenance.json").read_text())["run_name"] == "rehearsal"

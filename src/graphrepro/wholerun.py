@@ -107,9 +107,11 @@ def _missing_passes(table: Path, repeats: list[int]) -> list[int]:
     if not repeats or not is_block_table(table.stem):
         return []
     try:
-        df = pd.read_csv(table, usecols=lambda c: c in ("pass", "shard"), dtype=str)
+        df = pd.read_csv(table, usecols=lambda c: c in ("pass", "shard", "status"), dtype=str)
     except (OSError, ValueError, pd.errors.ParserError):
         return []  # the tabulation refuses an unreadable table, with its own message
+    if "status" in df and not (df["status"] == "ok").any():
+        return []  # not run here (no GPU): its row says why; there is no timing to drift
     if "shard" not in df:
         return list(repeats)
     again = df.loc[passes(df) == 2, "shard"].dropna().str.split("/").str[0].str.strip()
