@@ -46,7 +46,8 @@ rule gerritsen2012_mst_blocks:
         # made once, never a reason to redo a version's finished table (it is deterministic)
         refs=ancient(G12_REFS),
     output:
-        f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
+        table=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
+        provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
     params:
@@ -63,7 +64,7 @@ rule gerritsen2012_mst_blocks:
         lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input.zgrid:q} --variant {wildcards.variant:q} "
-        "{params.args:q} --references {input.refs:q} --output {output:q} 2> {log:q}"
+        "{params.args:q} --references {input.refs:q} --output {output.table:q} 2> {log:q}"
 
 
 rule gerritsen2012_mst_blocks_shard:
@@ -143,7 +144,8 @@ rule gerritsen2012_mst_io_sweep:
     input:
         g12_terrain("terrain"),
     output:
-        f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
+        table=f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
+        provenance=f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.provenance.json",
     params:
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(G12.get("sweep_variant", "cpu_prealloc"))), *PY],
@@ -160,7 +162,7 @@ rule gerritsen2012_mst_io_sweep:
     conda:
         conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     shell:
-        "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output:q} "
+        "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output.table:q} "
         "2> {log:q}"
 
 
@@ -170,7 +172,8 @@ rule gerritsen2012_mst_phases:
     input:
         lambda w: g12_terrain("phases_terrain" if w.which == "phases" else "full_terrain"),
     output:
-        f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.csv",
+        table=f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.csv",
+        provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.provenance.json",
     wildcard_constraints:
         which="phases|phases_full",
         device="cpu|gpu",
@@ -189,4 +192,4 @@ rule gerritsen2012_mst_phases:
         lambda w: conda_env(w.device)
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
-        "{params.args:q} --output {output:q} 2> {log:q}"
+        "{params.args:q} --output {output.table:q} 2> {log:q}"

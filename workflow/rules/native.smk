@@ -61,7 +61,8 @@ rule launch_floor:
     input:
         f"{NATIVE_DIR}/cuda.json",
     output:
-        f"{RES}/benchmarks/launch_floor.csv",
+        table=f"{RES}/benchmarks/launch_floor.csv",
+        provenance=f"{RES}/benchmarks/launch_floor.provenance.json",
     threads: 1
     resources:
         **timed(lambda w: "gpu"),
@@ -72,4 +73,4 @@ rule launch_floor:
     conda:
         CONDA_GPU_ENV
     shell:
-        "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output.table:q} 2> {log:q}"

@@ -27,7 +27,8 @@ rule terrain_blocks_mst:
     input:
         f"{RES}/terrain/{{terrain}}.zgrid",
     output:
-        f"{RES}/benchmarks/terrain_compare/{{terrain}}_mst_{{variant}}.csv",
+        table=f"{RES}/benchmarks/terrain_compare/{{terrain}}_mst_{{variant}}.csv",
+        provenance=f"{RES}/benchmarks/terrain_compare/{{terrain}}_mst_{{variant}}.provenance.json",
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
@@ -46,7 +47,7 @@ rule terrain_blocks_mst:
         lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
-        "{params.args:q} --output {output:q} 2> {log:q}"
+        "{params.args:q} --output {output.table:q} 2> {log:q}"
 
 
 rule terrain_blocks_sssp:
