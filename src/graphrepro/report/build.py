@@ -255,8 +255,10 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         stand_ins=_stand_ins(results), terrains=_terrains(results),
         standins=_standins(results), terrain_compare=_terrain_compare(results),
         # what the reference run's verdicts on stand-ins rest on, beside this machine's
-        ref_standins=_standins(reference, "t-standins-reference") if ref_prov and not alone else None,
-        ref_terrain_compare=_terrain_compare(reference, "t-terrain-compare-reference") if ref_prov and not alone else None)
+        ref_standins=(_standins(reference, "t-standins-reference")
+                      if ref_prov and not alone else None),
+        ref_terrain_compare=(_terrain_compare(reference, "t-terrain-compare-reference")
+                             if ref_prov and not alone else None))
     atomic.write_text(output, html)
     write_summary(output, ledger, ledger_source, use_ref)
     return ledger
