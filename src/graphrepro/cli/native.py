@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..harness.files import write_provenance
 
 
 def cmd_build_native(args) -> int:
@@ -64,8 +65,7 @@ def cmd_launch_floor(args) -> int:
 
     settings = {"native": args.native, "vertices": args.vertices, "trials": args.trials}
     out = Path(args.output)
-    atomic.write_text(out.with_suffix(".provenance.json"),
-                      json.dumps({**provenance(settings), "settings": settings}, indent=1) + "\n")
+    write_provenance(out, {**provenance(settings), "settings": settings})
     atomic.write_csv(pd.DataFrame(rows), out)
     return 0
 

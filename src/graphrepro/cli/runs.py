@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import InputError
+from ..harness.files import write_provenance
 from .common import _params, graph_args, load_graph
 
 
@@ -123,7 +124,7 @@ def cmd_run(args) -> int:
     for out, prov in records:
         prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
                        for k, v in job.items()}
-        atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+        write_provenance(out, prov)
     return 0
 
 
@@ -197,7 +198,7 @@ def cmd_merge_runs(args) -> int:
     shards = [Path(s) for s in args.shards]
     out = atomic.write_csv(merge_run_tables(shards), args.output)
     prov = merge_provenance([s.with_suffix(".provenance.json") for s in shards])
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    write_provenance(out, prov)
     return 0
 
 
@@ -283,7 +284,7 @@ def cmd_transfers(args) -> int:
 
     prov = provenance({"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
                        "edges_per_thread": args.edges_per_thread})
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    write_provenance(out, prov)
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import InputError, interrupt_in
+from ..harness.files import write_provenance
 from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
 
 
@@ -58,7 +59,7 @@ def cmd_mst_blocks(args) -> int:
     record = block_job_record(provenance(settings), table, settings=settings, started_s=started,
                               wall_s=time.perf_counter() - t0)
     out = Path(args.output)
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    write_provenance(out, record)
     atomic.write_csv(table, out)
     return 0
 
@@ -105,7 +106,7 @@ def cmd_merge_blocks(args) -> int:
 
     table, record = merge_block_shards(args.shards, args.repeats)
     out = atomic.write_csv(table, args.output)
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    write_provenance(out, record)
     if record.get("timed_as"):
         print(f"{out}: {record['timed_as']}", file=sys.stderr)
     return 0
@@ -167,7 +168,7 @@ def cmd_mst_io(args) -> int:
     record = {**provenance(settings), "settings": settings,
               "job": {"wall_s": round(time.perf_counter() - t0, 4)}}
     out = Path(args.output)
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(record, indent=1) + "\n")
+    write_provenance(out, record)
     atomic.write_csv(table, out)
     if resumable:  # its rows are in the output now; the side files can be GBs
         clear_work_dir(args.work_dir)
@@ -397,7 +398,7 @@ def cmd_sssp_experiment(args) -> int:
                            log=lambda m: print(m, file=sys.stderr))
     out = atomic.write_csv(table, args.output)
     prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
-    atomic.write_text(out.with_suffix(".provenance.json"), json.dumps(prov, indent=1) + "\n")
+    write_provenance(out, prov)
     return 0
 
 

@@ -17,6 +17,7 @@ import json
 import re
 from pathlib import Path
 
+from .. import atomic
 from ..errors import DamagedFile, InputError, damaged  # noqa: F401  (re-exported)
 
 
@@ -122,6 +123,13 @@ def read_provenance(run_table) -> dict | None:
     """The provenance record beside a run or benchmark table, or None where it left none."""
     path = Path(run_table).with_suffix(".provenance.json")
     return read_record(path, "a provenance record") if path.is_file() else None
+
+
+def write_provenance(table, record: dict) -> Path:
+    """Write ``record`` as the provenance record beside a run or benchmark table (atomically)."""
+    path = Path(table).with_suffix(".provenance.json")
+    atomic.write_text(path, json.dumps(record, indent=1) + "\n")
+    return path
 
 
 def read_sources(path, num_vertices: int | None = None, graph=None, graph_digest=None) -> dict:
