@@ -30,13 +30,11 @@ def cmd_claims(args) -> int:
         if args.document not in set(ledger["document"]):
             raise InputError(f"--document {args.document!r}: no claims; documents with claims: "
                              f"{', '.join(dict.fromkeys(ledger['document']))}")
-        ledger = ledger[ledger["document"] == args.document]
-    if args.verdict:
-        ledger = ledger[ledger["verdict"] == args.verdict]
+    ledger = _filtered(ledger, args)
     if args.output:
         atomic.write_csv(ledger, args.output)
-    if args.changed_from:
-        return _print_changes(read_ledger(Path(args.changed_from)), ledger, args)
+    if args.changed_from:  # the older ledger filtered alike, so its counts compare
+        return _print_changes(_filtered(read_ledger(Path(args.changed_from)), args), ledger, args)
     if args.format == "csv":
         ledger.to_csv(sys.stdout, index=False)
     elif args.format == "json":
@@ -49,6 +47,15 @@ def cmd_claims(args) -> int:
     return 0
 
 
+def _filtered(ledger, args):
+    """The ledger's rows of ``--document`` and ``--verdict``, where given."""
+    if args.document:
+        ledger = ledger[ledger["document"] == args.document]
+    if args.verdict:
+        ledger = ledger[ledger["verdict"] == args.verdict]
+    return ledger
+
+
 def _print_changes(before, after, args) -> int:
     """What a run changed against an older ledger (``claims --changed-from``): the verdicts per
     document on each side, then every claim whose verdict moved."""
@@ -56,10 +63,6 @@ def _print_changes(before, after, args) -> int:
 
     from ..report.ledger import VERDICTS, verdict_changes, verdict_counts
 
-    if args.document:  # the older ledger filtered alike, so its counts compare
-        before = before[before["document"] == args.document]
-    if args.verdict:
-        before = before[before["verdict"] == args.verdict]
     documents = list(dict.fromkeys([*after["document"], *before["document"]]))
     counts = [{"side": side, **row} for side, ledger in (("before", before), ("after", after))
               for row in verdict_counts(ledger, documents)]
