@@ -20,8 +20,9 @@ and returns at most 8 files). It
    --max-file-mb, which it lists in the archive's manifest.
 Snakemake redoes nothing that is done; the last line says how many timed runs are left.
 
-A resumable job (`mst-io --work-dir`: Table 3.8 on the whole grid, longer than any one call)
-journals its work under the results folder's `work/` and stops itself at the deadline (exit 75),
+A resumable job (`mst-io --work-dir`: Table 3.8 on the whole grid; `sssp-experiment table5_7`
+on the 8192^2 window: each longer than any one call) journals its work under the results
+folder's `work/` and stops itself at the deadline (exit 75),
 so it starts wherever --resumable-min-s are left, whatever its estimate. Its work directory (GBs
 of side files) never goes into the archive: the next call goes on from it on the same warm
 machine only; on a fresh machine the job starts over. The last line says how many are unfinished.
@@ -40,7 +41,7 @@ import time
 from pathlib import Path
 
 MANIFEST = ".timeboxed-manifest.json"
-WORK = "work"  # under the results folder: resumable jobs' work directories (gerritsen2012.smk)
+WORK = "work"  # under the results folder: resumable jobs' work directories (gerritsen2012*.smk)
 
 
 def _parsed(smk_args: list[str]):
@@ -209,7 +210,7 @@ def main(argv=None) -> int:
                     "committed reference runs)")
     ap.add_argument("--no-pack", action="store_true", help="pack nothing (the caller packs)")
     ap.add_argument("--resumable-min-s", type=float, default=60.0,
-                    help="a resumable job (mst-io --work-dir) starts where this much time is "
+                    help="a resumable job (mst-io --work-dir, Table 5.7) starts where this much time is "
                          "left, however long its estimate")
     ap.add_argument("smk", nargs=argparse.REMAINDER, help="-- then snakemake's arguments")
     args = ap.parse_args(argv)

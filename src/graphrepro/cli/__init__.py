@@ -52,6 +52,14 @@ def _check_outputs(args) -> None:
             raise InputError(f"--{key} {value} is a directory; name a file")
 
 
+def _resumable(args) -> bool:
+    if args.command == "sssp-experiment":
+        from ..experiments.gerritsen2012_sssp_work import RESUMABLE
+
+        return args.table in RESUMABLE
+    return bool(getattr(args, "work_dir", None))
+
+
 def main(argv=None) -> int:
     import zlib
 
@@ -67,11 +75,12 @@ def main(argv=None) -> int:
         _check_outputs(args)
         if args.command == "worker":
             args.main = main  # the worker runs each job it is handed through main()
-        if args.command in ("run", "mst-blocks", "mst-io"):
+        if args.command in ("run", "mst-blocks", "mst-io", "sssp-experiment"):
             from .. import client
 
-            # a resumable mst-io (--work-dir) starts whenever a minimum of the call is left
-            if client.past_deadline(args.output, resumable=bool(getattr(args, "work_dir", None))):
+            # a resumable job (mst-io --work-dir, Table 5.7) starts whenever a minimum of the
+            # call is left
+            if client.past_deadline(args.output, resumable=_resumable(args)):
                 return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
             # a run is handed to this GPU's worker (`__main__` does it sooner)
             if args.command == "run" and client.enabled():

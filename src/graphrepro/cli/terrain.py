@@ -391,14 +391,34 @@ def add_io_sssp(sub) -> None:
 def cmd_sssp_experiment(args) -> int:
     """gerritsen2012 chapter 5: measure one table's numbers (a benchmark table for its target)."""
     from ..experiments.gerritsen2012_sssp import run_experiment
+    from ..experiments.gerritsen2012_sssp_run import settings_for
+    from ..experiments.gerritsen2012_sssp_work import Work, deadline_stop
     from ..harness import provenance
+    from ..solvers.gerritsen2012.mst_journal import Stopped
+
+    def log(m):
+        print(m, file=sys.stderr)
 
     settings = json.loads(args.settings) if args.settings else {}
-    table = run_experiment(args.table, args.terrain, settings, args.workdir,
-                           log=lambda m: print(m, file=sys.stderr))
-    out = atomic.write_csv(table, args.output)
-    prov = provenance({"table": args.table, "terrain": args.terrain, "settings": settings})
-    write_provenance(out, prov)
+    # a resumable table (Table 5.7) stops itself between two block sizes at a call's deadline
+    work = Work(args.workdir, args.table, settings_for(args.table, settings), args.terrain,
+                should_stop=deadline_stop(), log=log)
+    try:
+        table = run_experiment(args.table, args.terrain, settings, work, log=log)
+    except Stopped as e:
+        log(f"{e}; the same command goes on from there (the next call)")
+        return 75
+    except (KeyboardInterrupt, SystemError) as e:
+        if work.resumable and interrupt_in(e) is not None:
+            log(f"sssp-experiment: the block sizes journaled in {args.workdir} are kept; the "
+                f"same command goes on from there")
+        raise
+    # its record first (the run that made it; a table is done only with one), then the table
+    out = Path(args.output)
+    write_provenance(out, {**provenance({"table": args.table, "terrain": args.terrain,
+                                         "settings": settings}), "job": work.record()})
+    atomic.write_csv(table, out)
+    work.finish()
     return 0
 
 
@@ -408,6 +428,10 @@ def add_sssp_experiment(sub) -> None:
     sp.add_argument("table", help="table5_1, table5_2, table5_3, table5_4, table5_5 or table5_7")
     sp.add_argument("--terrain", required=True, help="a converted grid (.zgrid)")
     sp.add_argument("--settings", help="JSON: the table's settings (config targets: settings:)")
-    sp.add_argument("--workdir", required=True, help="scratch space for G' and windows")
+    sp.add_argument("--workdir", required=True,
+                    help="scratch space for G' and windows, removed once the table is written; "
+                         "Table 5.7 journals each finished block size here and, run again with "
+                         "the same arguments, goes on from them (under a time-boxed call, "
+                         "GRAPHREPRO_DEADLINE, it stops between two at the deadline, exit 75)")
     sp.add_argument("--output", required=True, help="the benchmark table (CSV)")
     sp.set_defaults(func=cmd_sssp_experiment)

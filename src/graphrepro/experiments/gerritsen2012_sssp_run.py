@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..harness.measure import NOT_RUN_NO_GPU
+from .gerritsen2012_sssp_extrapolate import extrapolate_alg1, extrapolation_point
 from .gerritsen2012_sssp_measured import VERTICES, has_time
 
 TABLES = ("table5_1", "table5_2", "table5_3", "table5_4", "table5_5", "table5_7")
@@ -183,68 +184,6 @@ def _gpu_phase1(zgrid, m: int, nblocks: int | None, step_name: str, params: dict
             "warmup": meta.get("warmup", ""), "partial": extrapolation_point(proc.stderr)}
 
 
-def extrapolation_point(stderr: str, fraction: float = 0.0):
-    """The check of ``extrapolate_alg1`` on a child that finished an I/O-block: what it would
-    have said had the child been stopped once ``fraction`` of that first block's boundary
-    vertices were done (by default after the first, as early as a stopped cell can be
-    extrapolated), beside the block's finished time: (estimate ms, finished ms), or None
-    (no progress lines, or no block finished). The claims ledger trusts extrapolations only as
-    far as these pairs agree (experiments.gerritsen2012_sssp_evidence.extrapolation_check)."""
-    lines = (stderr or "").splitlines()
-    starts = [i for i, line in enumerate(lines) if "timing starts" in line]
-    if not starts:
-        return None
-    start = float(lines[starts[-1]].split()[0])
-    cut = None
-    for i, line in enumerate(lines[starts[-1]:], starts[-1]):
-        f = line.split()
-        if len(f) != 4 or f[1] != "progress" or f[2] != "part2":
-            continue
-        done, total = (int(x) for x in f[3].split("/"))
-        if cut is None and fraction * total <= done < total:
-            cut = i
-        if done == total:
-            if cut is None:
-                return None
-            estimate = extrapolate_alg1("\n".join(lines[:cut + 1]), start)
-            if estimate is None or not estimate[1].startswith("part 1"):
-                return None
-            return estimate[0], (float(f[0]) - start) * 1e3
-    return None
-
-
-def extrapolate_alg1(stderr: str, timing_start: float):
-    """(ms per I/O-block, what it rests on) from a stopped GPU algorithm 1 child's progress lines
-    (``T progress part1|part2 DONE/TOTAL``, T the wall clock), or None when it had not got far
-    enough: the mean of its whole I/O-blocks, else one block's part 1 plus its part 2 scaled from
-    the boundary vertices done to all of them (the thesis: "we calculated the total time by
-    extrapolating the time")."""
-    start, part1_end, last = timing_start, None, None
-    whole: list[float] = []
-    for line in stderr.splitlines():
-        f = line.split()
-        if len(f) != 4 or f[1] != "progress":
-            continue
-        t = float(f[0])
-        done, total = (int(x) for x in f[3].split("/"))
-        if t < timing_start:
-            continue
-        if f[2] == "part1" and done == total:
-            part1_end = t
-        elif f[2] == "part2" and part1_end is not None:
-            last = (t, done, total)
-            if done == total:
-                whole.append((t - start) * 1e3)
-                start, part1_end, last = t, None, None
-    if whole:
-        return float(np.mean(whole)), f"{len(whole)} whole I/O-block{'s' if len(whole) > 1 else ''}"
-    if last is None:
-        return None
-    t, done, total = last
-    ms = ((part1_end - start) + (t - part1_end) * total / done) * 1e3
-    return ms, f"part 1 and {done} of {total} boundary vertices of one I/O-block"
-
-
 def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> dict:
     """Every boundary-pair record of a timing run's (partial) G' equals the whole ``gprime``'s
     records for the same blocks; a chunk at a time."""
@@ -386,7 +325,7 @@ def _check_more_sources(win, directory, sources, what, log):
     return f"ok: equals whole-grid Dijkstra (sources {', '.join(map(str, sources))} too)"
 
 
-def measure_table5_7(zgrid, s, workdir, log):
+def measure_table5_7(zgrid, s, workdir, log, work=None):
     from ..solvers.gerritsen2012 import sssp_io
 
     win = window_zgrid(zgrid, min(s["window"], _side(zgrid)), workdir / f"window_{s['window']}.zgrid")
@@ -398,84 +337,98 @@ def measure_table5_7(zgrid, s, workdir, log):
     rows = [{"table": "table5_7", "block": "", "phase": "whole grid", "impl": "dijkstra (in memory)",
              "status": "ok", "seconds": base["dijkstra_ms"] / 1e3, "window": side, "source": source,
              "check": "the reference"}]
-    sample = int(s.get("cpu_phase1_blocks") or 0)
     for m in s["blocks"]:
-        if sample:
-            # G' from GPU algorithm 2 (kept), the CPU phase 1 timed on centre blocks and scaled
-            gres = _gpu_phase1(win, m, None, "gpu_alg2", {}, workdir, s["gpu_timeout_s"])
-            gpu_row = _phase1_gpu_row(m, gres, side, source)
-            if gres["status"] != "ok":
-                rows += [gpu_row, {"table": "table5_7", "block": m, "phase": "phase 1",
-                                   "impl": "cpu_dijkstra", "window": side, "source": source,
-                                   "status": f"not run: no G' (GPU phase 1: {gres['status']})"}]
-                log(f"table 5.7: M = {m}^2 GPU phase 1: {gres['status']}")
-                continue
-            g = gres["gprime"]
-            d = g.directory
-            cpu = _cpu_phase1(win, m, sample, workdir, against=g)
-            total = g.per * g.per
-            gpu_row["check"] = (f"ok: equals CPU phase 1 on the {cpu['blocks']} timed blocks; "
-                                "end to end by phases 2 and 3")
-            rows.append({"table": "table5_7", "block": m, "phase": "phase 1", "impl": "cpu_dijkstra",
-                         "status": "ok", "seconds": cpu["step_ms"] / 1e3 * total / cpu["blocks"],
-                         "window": side, "source": source,
-                         "extrapolated": f"from {cpu['blocks']} of {total} blocks (step time, "
-                                         f"{cpu['counters'].get('threads', 1)} threads)",
-                         "counters": json.dumps(cpu["counters"], default=str),
-                         "check": cpu["check"]})
-            log(f"table 5.7: M = {m}^2 GPU phase 1 (whole window) and CPU phase 1 "
-                f"({cpu['blocks']} blocks): ok")
-        else:
-            d = workdir / f"t57_{m}"
-            counter = sssp_io.IOCounter()
-            t0 = time.perf_counter()
-            g = sssp_io.phase1(win, d, m, counter=counter)
-            p1 = time.perf_counter() - t0
-            io1 = counter.as_dict()
-            rows.append({"table": "table5_7", "block": m, "phase": "phase 1", "impl": "cpu_dijkstra",
-                         "status": "ok", "seconds": p1, "window": side, "source": source,
-                         "block_reads": io1["block_reads"], "block_writes": io1["block_writes"],
-                         "bytes": io1["bytes_read"] + io1["bytes_written"],
-                         "counters": json.dumps(g.meta["counters"], default=str)})
-        for impl in ("cpu",) + (("gpu",) if s.get("phase2_gpu") else ()):
-            if impl == "gpu" and (why := _phase2_gpu_status()):
-                rows.append({"table": "table5_7", "block": m, "phase": "phase 2", "impl": "gpu phase 2",
-                             "status": why, "window": side, "source": source})
-                continue
-            # GPU phase 2 gets G' as one CSR in host memory first (about 16 bytes per arc,
-            # some 60 arcs per boundary vertex): far beyond the thesis's cap, so it runs uncapped
-            rec = sssp_io.run_capped(win, d, source, budget_mb=s["memory_mb"] if impl == "cpu" else None,
-                                     phase2=impl, timeout=s.get("timeout_s"))
-            if rec["status"] == "ok":
-                sssp_io.check_distances(sssp_io.read_distances(d), ref,
-                                        what=f"Table 5.7 M = {m}^2, phase 2 {impl}, source {source}")
-            cap = rec.get("memory_cap") or {}
-            for phase in ("phase2", "phase3"):
-                io = rec.get("counters", {}).get(f"{phase}_io", {})
-                rows.append({"table": "table5_7", "block": m, "phase": phase.replace("phase", "phase "),
-                             "impl": f"{impl} (capped)" if impl == "cpu" else "gpu (uncapped)",
-                             "status": rec["status"],
-                             "seconds": rec.get("timings", {}).get(f"{phase}_ms", np.nan) / 1e3,
-                             "window": side, "source": source,
-                             "block_reads": io.get("block_reads", ""),
-                             "block_writes": io.get("block_writes", ""),
-                             "bytes": io.get("bytes_read", 0) + io.get("bytes_written", 0) if io else "",
-                             "cap": json.dumps(cap), "max_rss_mib": rec.get("max_rss_mib", ""),
-                             "warmup": rec.get("warmup", "compiled beforehand (sssp_io.warm_up)"),
-                             "check": "ok: equals whole-grid Dijkstra" if rec["status"] == "ok" else ""})
-            log(f"table 5.7: M = {m}^2 phases 2+3 ({impl}): {rec['status']}")
-        more = _check_more_sources(win, d, _corner_and_edge(side), f"Table 5.7 M = {m}^2", log)
-        for row in rows:
-            if row.get("block") == m and row.get("check", "").startswith("ok: equals whole-grid"):
-                row["check"] = more
-        if sample:
-            rows.append(gpu_row)
-        else:
-            gres = _gpu_phase1(win, m, _per(win, m) ** 2, "gpu_alg2", {}, workdir,
-                               s["gpu_timeout_s"], against=g)
-            rows.append(_phase1_gpu_row(m, gres, side, source))
+        # one unit of a resumable run (gerritsen2012_sssp_work): each block size whole in one process
+        def measure(m=m):
+            return _table5_7_block(win, m, s, workdir, source, ref, log)
+
+        rows += work.unit(m, measure) if work is not None else measure()
+    return rows
+
+
+def _table5_7_block(win, m, s, workdir, source, ref, log) -> list[dict]:
+    """Table 5.7's rows of block size M = m^2 on the window ``win``, every one checked."""
+    from ..solvers.gerritsen2012 import sssp_io
+
+    side = _side(win)
+    sample = int(s.get("cpu_phase1_blocks") or 0)
+    rows = []
+    if sample:
+        # G' from GPU algorithm 2 (kept), the CPU phase 1 timed on centre blocks and scaled
+        gres = _gpu_phase1(win, m, None, "gpu_alg2", {}, workdir, s["gpu_timeout_s"])
+        gpu_row = _phase1_gpu_row(m, gres, side, source)
+        if gres["status"] != "ok":
+            rows += [gpu_row, {"table": "table5_7", "block": m, "phase": "phase 1",
+                               "impl": "cpu_dijkstra", "window": side, "source": source,
+                               "status": f"not run: no G' (GPU phase 1: {gres['status']})"}]
             log(f"table 5.7: M = {m}^2 GPU phase 1: {gres['status']}")
-        shutil.rmtree(d, ignore_errors=True)
+            return rows
+        g = gres["gprime"]
+        d = g.directory
+        cpu = _cpu_phase1(win, m, sample, workdir, against=g)
+        total = g.per * g.per
+        gpu_row["check"] = (f"ok: equals CPU phase 1 on the {cpu['blocks']} timed blocks; "
+                            "end to end by phases 2 and 3")
+        rows.append({"table": "table5_7", "block": m, "phase": "phase 1", "impl": "cpu_dijkstra",
+                     "status": "ok", "seconds": cpu["step_ms"] / 1e3 * total / cpu["blocks"],
+                     "window": side, "source": source,
+                     "extrapolated": f"from {cpu['blocks']} of {total} blocks (step time, "
+                                     f"{cpu['counters'].get('threads', 1)} threads)",
+                     "counters": json.dumps(cpu["counters"], default=str),
+                     "check": cpu["check"]})
+        log(f"table 5.7: M = {m}^2 GPU phase 1 (whole window) and CPU phase 1 "
+            f"({cpu['blocks']} blocks): ok")
+    else:
+        d = workdir / f"t57_{m}"
+        counter = sssp_io.IOCounter()
+        t0 = time.perf_counter()
+        g = sssp_io.phase1(win, d, m, counter=counter)
+        p1 = time.perf_counter() - t0
+        io1 = counter.as_dict()
+        rows.append({"table": "table5_7", "block": m, "phase": "phase 1", "impl": "cpu_dijkstra",
+                     "status": "ok", "seconds": p1, "window": side, "source": source,
+                     "block_reads": io1["block_reads"], "block_writes": io1["block_writes"],
+                     "bytes": io1["bytes_read"] + io1["bytes_written"],
+                     "counters": json.dumps(g.meta["counters"], default=str)})
+    for impl in ("cpu",) + (("gpu",) if s.get("phase2_gpu") else ()):
+        if impl == "gpu" and (why := _phase2_gpu_status()):
+            rows.append({"table": "table5_7", "block": m, "phase": "phase 2", "impl": "gpu phase 2",
+                         "status": why, "window": side, "source": source})
+            continue
+        # GPU phase 2 gets G' as one CSR in host memory first (about 16 bytes per arc,
+        # some 60 arcs per boundary vertex): far beyond the thesis's cap, so it runs uncapped
+        rec = sssp_io.run_capped(win, d, source, budget_mb=s["memory_mb"] if impl == "cpu" else None,
+                                 phase2=impl, timeout=s.get("timeout_s"))
+        if rec["status"] == "ok":
+            sssp_io.check_distances(sssp_io.read_distances(d), ref,
+                                    what=f"Table 5.7 M = {m}^2, phase 2 {impl}, source {source}")
+        cap = rec.get("memory_cap") or {}
+        for phase in ("phase2", "phase3"):
+            io = rec.get("counters", {}).get(f"{phase}_io", {})
+            rows.append({"table": "table5_7", "block": m, "phase": phase.replace("phase", "phase "),
+                         "impl": f"{impl} (capped)" if impl == "cpu" else "gpu (uncapped)",
+                         "status": rec["status"],
+                         "seconds": rec.get("timings", {}).get(f"{phase}_ms", np.nan) / 1e3,
+                         "window": side, "source": source,
+                         "block_reads": io.get("block_reads", ""),
+                         "block_writes": io.get("block_writes", ""),
+                         "bytes": io.get("bytes_read", 0) + io.get("bytes_written", 0) if io else "",
+                         "cap": json.dumps(cap), "max_rss_mib": rec.get("max_rss_mib", ""),
+                         "warmup": rec.get("warmup", "compiled beforehand (sssp_io.warm_up)"),
+                         "check": "ok: equals whole-grid Dijkstra" if rec["status"] == "ok" else ""})
+        log(f"table 5.7: M = {m}^2 phases 2+3 ({impl}): {rec['status']}")
+    more = _check_more_sources(win, d, _corner_and_edge(side), f"Table 5.7 M = {m}^2", log)
+    for row in rows:
+        if row.get("block") == m and row.get("check", "").startswith("ok: equals whole-grid"):
+            row["check"] = more
+    if sample:
+        rows.append(gpu_row)
+    else:
+        gres = _gpu_phase1(win, m, _per(win, m) ** 2, "gpu_alg2", {}, workdir,
+                           s["gpu_timeout_s"], against=g)
+        rows.append(_phase1_gpu_row(m, gres, side, source))
+        log(f"table 5.7: M = {m}^2 GPU phase 1: {gres['status']}")
+    shutil.rmtree(d, ignore_errors=True)
     return rows
 
 
@@ -554,16 +507,25 @@ def terrain_data(zgrid) -> str:
     return f"{path.name.split('.')[0]}: {what}"
 
 
-def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.DataFrame:
+def settings_for(table: str, settings: dict) -> dict:
+    """The table's settings: ``settings`` over its defaults, an unknown one refused."""
     if table not in MEASURE:
         raise InputError(f"unknown table {table!r}; known: {', '.join(TABLES)}")
     unknown = set(settings) - set(DEFAULTS[table]) - {"timeout_s", "cpu_threads"}
     if unknown:
         raise InputError(f"{table}: unknown setting(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(DEFAULTS[table])}")
-    s = {**DEFAULTS[table], **settings}
-    workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    return {**DEFAULTS[table], **settings}
+
+
+def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.DataFrame:
+    """``workdir``: a directory, or a ``Work`` on one (a resumable table's journal, the
+    call's deadline: gerritsen2012_sssp_work)."""
+    from .gerritsen2012_sssp_work import Work
+
+    s = settings_for(table, settings)
+    work = workdir if isinstance(workdir, Work) else Work(workdir, table, s, zgrid, log=log)
+    workdir = work.directory
     import numba
 
     from .. import gpu
@@ -572,7 +534,8 @@ def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.
     if s.get("cpu_threads"):  # e.g. 1 for the thesis's one CPU core; default: every core
         numba.set_num_threads(min(int(s["cpu_threads"]), numba.config.NUMBA_NUM_THREADS))
     sssp_io.warm_up()  # compilation (or numba's cache) outside every timed section
-    rows = MEASURE[table](Path(zgrid), s, workdir, log)
+    rows = (measure_table5_7(Path(zgrid), s, workdir, log, work) if table == "table5_7"
+            else MEASURE[table](Path(zgrid), s, workdir, log))
     df = pd.DataFrame(rows)
     df["terrain"] = Path(zgrid).name.split(".")[0]
     df["data"] = terrain_data(zgrid)
