@@ -109,3 +109,16 @@ def test_downloads_are_local_and_their_parsing_is_submitted():
             kind = "graphs" if rule == "dataset_graph" else "terrain"
             assert record[1] == f"results/downloads/{kind}/{name}.json", block
             assert "mem_mb=" in block, block
+
+
+def test_no_job_declares_a_work_directory_as_output():
+    """Snakemake deletes a job's declared outputs before it runs the job again, so a work
+    directory declared as one would lose a resumable job's journal (Table 5.7, Table 3.8 on
+    the whole grid: timeboxed.py's WORK); the commands remove their own once the table is made."""
+    checked = 0
+    for rule, block, _ in _dry_run_jobs():
+        out = re.search(r"output: (.*)", block)
+        if out:
+            checked += 1
+            assert "/work/" not in out[1] and not out[1].startswith("work/"), f"{rule}: {out[1]}"
+    assert checked

@@ -56,13 +56,15 @@ rule terrain_blocks_sssp:
     output:
         table=f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.csv",
         provenance=f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.provenance.json",
-        workdir=temp(directory(f"{RES}/work/terrain_compare_{{terrain}}")),
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=[*pin_words("cpu+gpu"), *PY],
         settings=json.dumps(TC.get("sssp") or {}),
+        # scratch, removed by the command once the table is made (no declared output, as in
+        # gerritsen2012_sssp_bench)
+        workdir=lambda w: f"{RES}/work/terrain_compare_{w.terrain}",
     # Table 5.1 times CPU and GPU phases in one job, as gerritsen2012_sssp_bench does
     threads: timed_threads("cpu+gpu")
     resources:
@@ -73,7 +75,7 @@ rule terrain_blocks_sssp:
         CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {output.workdir:q} --output {output.table:q} "
+        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output.table:q} "
         "2> {log:q}"
 
 
