@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import graphrepro.client as client
 import graphrepro.experiments.gerritsen2012_sssp_run as run
 import graphrepro.experiments.gerritsen2012_sssp_work as work
 from graphrepro.cli import main
@@ -50,7 +51,7 @@ def _cmd(grid, tmp_path, settings=SETTINGS):
 
 def _stop_after_first_unit(monkeypatch):
     # as at a deadline that leaves less than one more unit: the first starts, the second not
-    monkeypatch.setattr(work, "deadline_stop", lambda: (lambda seconds: seconds > 0))
+    monkeypatch.setattr(client, "deadline_stop", lambda: (lambda seconds=0.0: seconds > 0))
 
 
 def test_table5_7_goes_on_from_its_journaled_block_sizes(grid, tmp_path, monkeypatch, measured,
@@ -62,7 +63,7 @@ def test_table5_7_goes_on_from_its_journaled_block_sizes(grid, tmp_path, monkeyp
     journal = (tmp_path / "work" / JOURNAL).read_text()
     assert '"key":8' in journal and '"key":16' not in journal
 
-    monkeypatch.setattr(work, "deadline_stop", lambda: None)
+    monkeypatch.setattr(client, "deadline_stop", lambda: None)
     assert main(_cmd(grid, tmp_path)) == 0
     assert measured == [8, 16]  # 8 was not measured again
     assert "8: measured by an earlier process" in capsys.readouterr().err
@@ -102,7 +103,7 @@ def test_another_runs_journal_is_refused_and_kept(grid, tmp_path, monkeypatch, c
     _stop_after_first_unit(monkeypatch)
     assert main(_cmd(grid, tmp_path)) == 75
     before = (tmp_path / "work" / JOURNAL).read_bytes()
-    monkeypatch.setattr(work, "deadline_stop", lambda: None)
+    monkeypatch.setattr(client, "deadline_stop", lambda: None)
     assert main(_cmd(grid, tmp_path, {**SETTINGS, "memory_mb": 64})) == 2
     err = capsys.readouterr().err
     assert "work directory of another run" in err and "settings" in err

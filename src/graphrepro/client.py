@@ -161,6 +161,15 @@ def past_deadline(output: str | None, *, resumable: bool = False) -> bool:
     return True
 
 
+def deadline_stop():
+    """For a resumable job under a time-boxed call (GRAPHREPRO_DEADLINE): whether ``seconds``
+    more work (none by default) would end past the deadline; None outside one."""
+    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
+    if not deadline:
+        return None
+    return lambda seconds=0.0: time.time() + seconds >= float(deadline)
+
+
 def run_from_main(argv: list[str]) -> int | None:
     """`python -m graphrepro run ...` under GRAPHREPRO_WORKER=1: its status, or None where the
     full command line must answer (help, or no --output: it says what is wrong)."""

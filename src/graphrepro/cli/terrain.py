@@ -127,8 +127,7 @@ def add_merge_blocks(sub) -> None:
 
 def cmd_mst_io(args) -> int:
     """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
-    import os
-
+    from ..client import deadline_stop
     from ..solvers.gerritsen2012.mst_journal import Stopped
     from ..solvers.gerritsen2012.mst_measure import VARIANTS, clear_work_dir, measure_io
 
@@ -141,9 +140,8 @@ def cmd_mst_io(args) -> int:
         raise InputError("give --variant, or both --step and --reduce")
     t0 = time.perf_counter()
     resumable = bool(args.work_dir)  # main() has let it start (client.past_deadline)
-    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
     # a resumable run stops itself at a time-boxed call's deadline, between two units of work
-    should_stop = ((lambda: time.time() >= float(deadline)) if resumable and deadline else None)
+    should_stop = deadline_stop() if resumable else None
     try:
         table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
                            sides=args.sides or (None,), trials=args.trials,
@@ -392,7 +390,8 @@ def cmd_sssp_experiment(args) -> int:
     """gerritsen2012 chapter 5: measure one table's numbers (a benchmark table for its target)."""
     from ..experiments.gerritsen2012_sssp import run_experiment
     from ..experiments.gerritsen2012_sssp_run import settings_for
-    from ..experiments.gerritsen2012_sssp_work import Work, deadline_stop
+    from ..client import deadline_stop
+    from ..experiments.gerritsen2012_sssp_work import Work
     from ..harness import provenance
     from ..solvers.gerritsen2012.mst_journal import Stopped
 

@@ -534,8 +534,8 @@ def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.
     if s.get("cpu_threads"):  # e.g. 1 for the thesis's one CPU core; default: every core
         numba.set_num_threads(min(int(s["cpu_threads"]), numba.config.NUMBA_NUM_THREADS))
     sssp_io.warm_up()  # compilation (or numba's cache) outside every timed section
-    rows = (measure_table5_7(Path(zgrid), s, workdir, log, work) if table == "table5_7"
-            else MEASURE[table](Path(zgrid), s, workdir, log))
+    # a resumable table measures its units through the work directory's journal
+    rows = MEASURE[table](Path(zgrid), s, workdir, log, **({"work": work} if work.resumable else {}))
     df = pd.DataFrame(rows)
     df["terrain"] = Path(zgrid).name.split(".")[0]
     df["data"] = terrain_data(zgrid)

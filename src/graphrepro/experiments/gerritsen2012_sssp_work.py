@@ -17,7 +17,6 @@ runs it again, which would throw the journal away with the scratch.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -35,15 +34,6 @@ def _plain(value):
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"not a table value: {type(value).__name__}")
-
-
-def deadline_stop():
-    """Under a time-boxed call (GRAPHREPRO_DEADLINE): whether ``seconds`` more would end past
-    the deadline; None outside one."""
-    deadline = os.environ.get("GRAPHREPRO_DEADLINE")
-    if not deadline:
-        return None
-    return lambda seconds: time.time() + seconds >= float(deadline)
 
 
 class Work:
