@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Keep what a device call sends under its 64 MiB (the tree, plus .whl, .realdata, .peers and
 # .boost carried): from the repository root,
-#   bash reports/run3/carry.sh aside [main|native|g12]    before the call
-#   bash reports/run3/carry.sh back                        after it (and after a failed one)
+#   bash reports/run3/carry.sh aside [main|native|g12|full]    before the call
+#   bash reports/run3/carry.sh back                             after it (and after a failed one)
 # aside moves what the call does not read to $RUN3_ASIDE (default ../run3-aside, outside the
 # repository) and lists it there; back returns exactly that. The kinds:
 #   main    the whole run's targets: reports/evidence, the reference's folders the deadline gate does not read
@@ -15,6 +15,9 @@
 #   g12     native, and the sources, every graph's shards, the block tables whose shards are all
 #           here (merged again there), the real road graphs and the peers: gerritsen2012 alone
 #           (no graph cache is rebuilt either).
+#   full    g12, and every chapter-3 block shard too: the whole-grid Table 3.8 reads neither
+#           shards nor block tables, and with chapter 3 made (repeat passes in) g12 no longer fits
+#           under the limit (66.7 MiB after call 19).
 set -euo pipefail
 aside=${RUN3_ASIDE:-../run3-aside}
 manifest=$aside/moved.txt
@@ -37,18 +40,19 @@ aside)
            .realdata/road-graphs-pace16/{FLA,NE}.gr.xz .whl/{pulp,networkx,hypothesis,pytest,iniconfig,pluggy}-*.whl)
     case $kind in
         main) ;;
-        native|g12)
+        native|g12|full)
             paths+=($res/{runs,calibration,standins,standins.csv})
             # native: the native baselines' shards stay (finished ones of an unfinished run
             # file are not redone); g12: every run file is made, so no graph's shards are read
             for d in "$res"/shards/*/; do
                 [ "$(basename "$d")" = benchmarks ] && continue
-                if [ "$kind" = g12 ]; then paths+=("${d%/}"); continue; fi
+                if [ "$kind" != native ]; then paths+=("${d%/}"); continue; fi
                 for f in "$d"*; do
                     case $(basename "$f") in bgl_dijkstra.*|cpp_dijkstra.*) ;; *) paths+=("$f") ;; esac
                 done
             done
-            if [ "$kind" = g12 ]; then
+            [ "$kind" = full ] && paths+=("$res/shards/benchmarks")
+            if [ "$kind" != native ]; then
                 # no graph is read: not the road graphs (of the real data only the Wake County
                 # piece travels), nor the peers' source (no peer runs)
                 paths+=($res/sources .peers .realdata/USA-road-d.NY.gr.gz
@@ -61,7 +65,7 @@ aside)
                     [ "$n" -eq "$shards" ] && paths+=("$res/benchmarks/$v.csv" "$f")
                 done
             fi ;;
-        *) echo "aside: main, native or g12, not $kind" >&2; exit 2 ;;
+        *) echo "aside: main, native, g12 or full, not $kind" >&2; exit 2 ;;
     esac
     mkdir -p "$aside"
     : > "$manifest.part"
@@ -91,5 +95,5 @@ back)
     find "$aside" -depth -type d -empty -delete
     echo "brought back; the tree sends $(size) with the carried folders" ;;
 *)
-    echo "usage: bash reports/run3/carry.sh aside [main|native|g12] | back" >&2; exit 2 ;;
+    echo "usage: bash reports/run3/carry.sh aside [main|native|g12|full] | back" >&2; exit 2 ;;
 esac
