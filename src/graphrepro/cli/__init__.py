@@ -19,7 +19,8 @@ __all__ = ["build_parser", "load_graph", "main"]
 # `--help` lists the commands in this order, older than the families, so it is kept by hand.
 _COMMANDS = (
     solve.add_solve, solve.add_solvers, solve.add_mst,
-    terrain.add_mst_blocks, terrain.add_mst_block_refs, terrain.add_merge_blocks, terrain.add_mst_io,
+    terrain.add_mst_blocks, terrain.add_mst_block_refs, terrain.add_mst_grid_reference,
+    terrain.add_merge_blocks, terrain.add_mst_io,
     native.add_build_native, native.add_build_peers, native.add_launch_floor,
     experiments.add_targets, experiments.add_rerun,
     graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,

@@ -101,6 +101,45 @@ def add_mst_block_refs(sub) -> None:
     sp.set_defaults(func=cmd_mst_block_refs)
 
 
+def cmd_mst_grid_reference(args) -> int:
+    """The whole grid's MST weight, the reference Table 3.8's whole-grid runs are checked by."""
+    import pandas as pd
+
+    from ..harness import provenance
+    from ..solvers.gerritsen2012.mst_grid_reference import grid_mst_weight
+    from ..terrain import open_zgrid, to_rows
+
+    t0 = time.perf_counter()
+    z, meta = open_zgrid(args.zgrid)
+    # padded: the three phases span the padded square (its zeros too), as verify_whole checks
+    weight, edges = grid_mst_weight(to_rows(z, meta, padded=True))
+    seconds = round(time.perf_counter() - t0, 1)
+    side = int(meta["side"])
+    print(f"{args.zgrid}: {side}^2 padded grid, minimum spanning tree weight {weight} "
+          f"({edges} edges) in {seconds} s", file=sys.stderr)
+    if edges != side * side - 1:
+        raise InputError(f"{args.zgrid}: the grid graph is not connected ({edges} tree edges "
+                         f"for {side * side} vertices)")
+    table = pd.DataFrame([{"grid": Path(args.zgrid).stem, "side": side, "vertices": side * side,
+                           "weight": weight, "edges": edges, "seconds": seconds,
+                           "method": "vertices added by elevation (weight max(z(u), z(v)))"}])
+    settings = {"zgrid": args.zgrid}
+    out = Path(args.output)
+    write_provenance(out, {**provenance(settings), "settings": settings,
+                           "job": {"wall_s": seconds}})
+    atomic.write_csv(table, out)
+    return 0
+
+
+def add_mst_grid_reference(sub) -> None:
+    sp = sub.add_parser("mst-grid-reference", help="gerritsen2012 ch. 3: the whole padded grid's "
+                        "minimum spanning tree weight, without an edge list (the reference of "
+                        "Table 3.8 on grids past mst-io's --verify-max-vertices)")
+    sp.add_argument("zgrid", help="a converted grid (NAME.zgrid, written by `dem`)")
+    sp.add_argument("--output", required=True, help="a one-row table (its provenance beside)")
+    sp.set_defaults(func=cmd_mst_grid_reference)
+
+
 def cmd_merge_blocks(args) -> int:
     from ..harness.block_shards import merge_block_shards
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError, VerificationError
 from ..harness.block_shards import passes
 
 PARTS = ("mst", "copy_back", "dead_ends", "contraction", "other")
 SWEEP = "gerritsen2012_mst_io_sweep"
 PHASES = ("gerritsen2012_mst_phases_cpu", "gerritsen2012_mst_phases_gpu")
 PHASES_FULL = ("gerritsen2012_mst_phases_full_cpu", "gerritsen2012_mst_phases_full_gpu")
+# the whole grid's MST weight (`mst-grid-reference`): the whole-grid runs' weight check
+FULL_REFERENCE = "gerritsen2012_mst_full_reference"
 
 
 def bench(variant: str) -> str:
@@ -144,3 +147,26 @@ def phase_times(benchmarks: dict | None, name: str) -> dict | None:
     calls = ok["call_wall_s"].iloc[0] if "call_wall_s" in ok and len(ok) == 1 else ""
     out["_calls"] = "" if pd.isna(calls) else str(calls)
     return out
+
+
+def check_against_reference(benchmarks: dict | None, runs: dict) -> None:
+    """Check each whole-grid run of ``runs`` ({label: phase_times(...) or None}) against the
+    grid's reference weight (``FULL_REFERENCE``), where there is one: a run past mst-io's own
+    Kruskal check (verify_max_vertices) has only had its spanning tree checked. A differing
+    weight is a wrong answer and stops the table; a matching one says so in ``_verified``."""
+    ref = (benchmarks or {}).get(FULL_REFERENCE)
+    if ref is None or not len(ref) or "weight" not in ref:
+        return
+    weight, side = int(ref["weight"].iloc[0]), int(ref["side"].iloc[0])
+    for label, t in runs.items():
+        if not t:
+            continue
+        if t["_side"] != side:
+            raise InputError(f"{FULL_REFERENCE} is of a {side}^2 grid, the {label} run of a "
+                             f"{t['_side']}^2 one: not the same grid")
+        if t["_weight"] != weight:
+            raise VerificationError(f"WRONG ANSWER: the {label} run's tree on the whole {side}^2 "
+                                    f"grid weighs {t['_weight']}, the grid's minimum spanning "
+                                    f"tree {weight} ({FULL_REFERENCE})")
+        if not t["_verified"].startswith("weight = "):
+            t["_verified"] = f"weight = the whole grid's reference ({weight}), spanning tree checked"
