@@ -93,3 +93,5 @@ def test_table3_8_full_checks_each_run_against_the_grids_reference():
         _table(_phases(5), _phases(6), ref)
     with pytest.raises(InputError, match="not the same grid"):
         _table(_phases(5, side=16384), None, ref)
+    with pytest.raises(InputError, match="one row with the grid's side and weight"):
+        _table(_phases(5), _phases(5), ref.drop(columns="weight"))

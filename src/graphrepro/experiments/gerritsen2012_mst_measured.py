@@ -155,8 +155,11 @@ def check_against_reference(benchmarks: dict | None, runs: dict) -> None:
     Kruskal check (verify_max_vertices) has only had its spanning tree checked. A differing
     weight is a wrong answer and stops the table; a matching one says so in ``_verified``."""
     ref = (benchmarks or {}).get(FULL_REFERENCE)
-    if ref is None or not len(ref) or "weight" not in ref:
+    if ref is None:
         return
+    if len(ref) != 1 or not {"weight", "side"} <= set(ref.columns):
+        raise InputError(f"{FULL_REFERENCE}: one row with the grid's side and weight expected, "
+                         f"not {len(ref)} row(s) of {', '.join(map(str, ref.columns))}")
     weight, side = int(ref["weight"].iloc[0]), int(ref["side"].iloc[0])
     for label, t in runs.items():
         if not t:
