@@ -152,3 +152,19 @@ def test_no_claim_about_a_whole_set_is_reproduced_on_part_of_it(reference_target
     # how many there are is the run's (graphs left out); the rule's side of it is
     # test_claims.test_a_claim_about_every_graph_is_not_reproduced_on_part_of_them
     assert reference_targets
+
+
+def test_a_whole_run_names_the_runs_it_supersedes_and_nothing_reads_them():
+    """Issue 32: runs 1 and 2 are kept in a folder nothing reads, and the report says so."""
+    if not is_whole_run():
+        pytest.skip("the committed reference is not one whole run yet")
+    from reference_run import ROOT
+
+    kept = record()["supersedes"]
+    folder = ROOT / kept["folder"]
+    assert kept["runs"] and folder.is_dir()
+    assert (folder / "README.md").read_text().startswith("> **Superseded** by ")
+    readers = [p for top in ("src", "workflow", "config") for p in (ROOT / top).rglob("*")
+               if p.is_file() and p.suffix in (".py", ".smk", ".yaml", ".j2", ".sh")]
+    readers.append(ROOT / "Snakefile")
+    assert not [p for p in readers if kept["folder"] in p.read_text()]

@@ -296,6 +296,17 @@ def test_report_shows_a_labelled_reference_run_where_one_is_committed(tmp_path, 
     # Figure 3 has no committed reference table, so no reference block there.
     assert "Reference run" not in section(html, "safari2017_fig3")
     assert f"<code>{config}</code>" in html and "seed: 1" in html
+    assert "supersedes" not in section(html, "overview")
+
+
+def test_the_overview_names_the_runs_a_reference_run_supersedes(tmp_path, results, reference):
+    record = json.loads((reference / "provenance.json").read_text())
+    record["supersedes"] = {"runs": "runs 1 and 2", "folder": "reports/superseded/runs-1-2"}
+    (reference / "provenance.json").write_text(json.dumps(record))
+    out = tmp_path / "index.html"
+    build_report(results, out, reference=reference)
+    assert ("It supersedes runs 1 and 2, kept in <code>reports/superseded/runs-1-2/</code>, "
+            "which nothing reads.") in section(out.read_text(), "overview")
 
 
 def test_the_reference_runs_stand_ins_are_shown_beside_this_machines(tmp_path, results,

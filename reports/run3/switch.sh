@@ -73,12 +73,18 @@ mv "$ref" "$old"
 mv "$work" "$ref"
 trap - EXIT
 rm -rf "$run/results"  # the reference now: the tree holds run 3's tables once
-"$py" - "$ref" <<'EOF'
+"$py" - "$ref" "$old" <<'EOF'
 import json, sys
 from pathlib import Path
 from graphrepro import atomic
-ref = Path(sys.argv[1])
+ref, old = Path(sys.argv[1]), Path(sys.argv[2])
 r = json.loads((ref / "provenance.json").read_text())
+# the report says which runs this one replaces, and where they are kept (read by nothing)
+r["supersedes"] = {"runs": "runs 1 and 2", "folder": old.as_posix()}
+atomic.write_text(ref / "provenance.json", json.dumps(r, indent=1) + "\n")
+banner = (f"> **Superseded** by {r['run_name']} (`{ref.as_posix()}/`): nothing reads this folder; "
+          "it is kept for the record.\n\n")
+atomic.write_text(old / "README.md", banner + (old / "README.md").read_text())
 commits = "\n".join(f"| `{c['commit']}` | {c['first']} | {c['last']} | {c['jobs']} |"
                     for c in r["commits"])
 text = f"""# Reference GPU run: {r['run_name']}
