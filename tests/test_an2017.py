@@ -288,6 +288,20 @@ def test_transfer_benchmark_without_a_gpu(monkeypatch):
     assert table["status"].tolist() == [NOT_RUN_NO_GPU]
 
 
+def test_the_transfers_command_records_its_run_and_wall_time_with_the_table(tmp_path, monkeypatch):
+    from graphrepro.cli import main, runs
+    from graphrepro.harness import files, transfers
+
+    monkeypatch.setattr(transfers.gpu, "cuda_available", lambda: False)
+    monkeypatch.setattr(runs, "load_graph", lambda path: DenseGraph(8))
+    monkeypatch.setattr(files, "read_sources", lambda *a: {"sources": [0], "digests": ["x"]})
+    out = tmp_path / "an2017_transfers.csv"
+    assert main(["transfers", "g.npz", "--sources", "s.json", "--output", str(out)]) == 0
+    record = json.loads(out.with_suffix(".provenance.json").read_text())
+    assert record["job"]["wall_s"] >= 0 and record["settings"]["graphs"] == ["g.npz"]
+    assert len(pd.read_csv(out)) == 1
+
+
 # --- the targets' verdicts, from made-up run tables -----------------------------------------------
 
 def _runs(rows):

@@ -46,6 +46,9 @@ def add_build_native(sub) -> None:
 
 def cmd_launch_floor(args) -> int:
     import json
+    import time
+
+    started = time.perf_counter()
 
     import pandas as pd
 
@@ -65,7 +68,8 @@ def cmd_launch_floor(args) -> int:
 
     settings = {"native": args.native, "vertices": args.vertices, "trials": args.trials}
     out = Path(args.output)
-    write_provenance(out, {**provenance(settings), "settings": settings})
+    write_provenance(out, {**provenance(settings), "settings": settings,
+                           "job": {"wall_s": round(time.perf_counter() - started, 4)}})
     atomic.write_csv(pd.DataFrame(rows), out)
     return 0
 
