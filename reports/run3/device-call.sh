@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One time-boxed call of reference run 3 (issue 32) on the GPU host, from the repository root,
-# after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set:
+# after the wheels' install line (../shared/device/wheels.sh) and with GRAPHREPRO_COMMIT set to
+# this checkout's commit, written into the command here (never `git rev-parse` on the device:
+# its copy of the history can be older than the tree it is sent, as in call 28):
 #   bash reports/run3/device-call.sh MINUTES
 # RUN3_TARGETS (words) replaces the targets below, e.g. the GPU versions' chapter-3 block shards
 # beside the last CPU timings: RUN3_TARGETS="main g12-gpu-shards"; the others are native (BGL's
