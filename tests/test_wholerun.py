@@ -220,6 +220,14 @@ def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
     assert record["run_name"] == "run 3" and record["jobs"] == 1
     assert record["gpu"] == "NVIDIA H200" and record["config"] == str(config)
     assert (root / "claims.csv").is_file() and (root / "targets/an2017_transfers.csv").is_file()
+    # the reference retabulated after the switch still says which runs it replaced
+    kept = {"runs": "runs 1 and 2", "folder": "reports/superseded/runs-1-2"}
+    (root / "provenance.json").write_text(json.dumps({**record, "supersedes": kept}))
+    again = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
+                            "--configfile", str(config), "--complete", "run 3"],
+                           capture_output=True, text=True, cwd=REPO)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((root / "provenance.json").read_text())["supersedes"] == kept
 
 
 @pytest.mark.slow

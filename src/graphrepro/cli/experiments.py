@@ -214,7 +214,14 @@ def cmd_retabulate(args) -> int:
         from ..wholerun import run_record
 
         record = run_record(config, root, args.complete, args.configfile)
-        atomic.write_text(root / "provenance.json", json.dumps(record, indent=1) + "\n")
+        previous = root / "provenance.json"
+        if previous.is_file():  # what the run replaced is in no table: a retabulation keeps it
+            from ..harness.files import read_record
+
+            kept = read_record(previous, "the run's record").get("supersedes")
+            if kept is not None:
+                record["supersedes"] = kept
+        atomic.write_text(previous, json.dumps(record, indent=1) + "\n")
         print(f"{root / 'provenance.json'}: {record['jobs']} jobs' records", file=sys.stderr)
     return 0
 
