@@ -167,4 +167,7 @@ def test_a_whole_run_names_the_runs_it_supersedes_and_nothing_reads_them():
     readers = [p for top in ("src", "workflow", "config") for p in (ROOT / top).rglob("*")
                if p.is_file() and p.suffix in (".py", ".smk", ".yaml", ".j2", ".sh")]
     readers.append(ROOT / "Snakefile")
-    assert not [p for p in readers if kept["folder"] in p.read_text()]
+    def code(path):  # a comment pointing a reader at the folder does not read it
+        return "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
+
+    assert not [p for p in readers if kept["folder"] in code(p)]
