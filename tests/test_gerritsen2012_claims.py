@@ -122,7 +122,7 @@ def test_the_extrapolation_point_of_a_finished_child():
     assert (row["partial_estimate_ms"], row["partial_finished_ms"]) == (est, finished)
 
 
-# --- Tables 5.2 and 5.3: one run each, weighed against the 2-D run's own variation ---------------
+# --- Tables 5.2 and 5.3: one run each (before the trials), weighed against the 2-D run's variation
 
 def variant_table(variant, two_d_ms, ms):
     common = {"block": 32, "gpu_block": 8, "impl": "gpu_alg1", "blocks": 1, "data": "t: test",
@@ -148,6 +148,41 @@ def test_tables_5_2_5_3_weigh_a_difference_against_the_2d_runs_variation():
     v2 = verdicts("gerritsen2012_table5_2",
                   evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b))
     assert v2["t52.slower"][0] == "reproduced"
+
+
+def trial_table(variant, two_d_trials, trials):
+    """A table timed in interleaved trials: each trial's mean per I/O-block, per variant."""
+    common = {"block": 32, "gpu_block": 8, "impl": "gpu_alg1", "blocks": 2, "status": "ok",
+              "data": "t: test", "trial_order": json.dumps(["2d", variant] * 2),
+              "settings": json.dumps({"block": 32, "gpu_block": 8, "io_blocks": 2, "trials": 4})}
+    return pd.DataFrame([
+        {**common, "variant": "2d", "batch_ms": json.dumps([np.mean(two_d_trials)] * 2),
+         "trial_ms": json.dumps(two_d_trials)},
+        {**common, "variant": variant, "batch_ms": json.dumps([np.mean(trials)] * 2),
+         "trial_ms": json.dumps(trials)}])
+
+
+def test_tables_5_2_5_3_judge_each_interleaved_trials_ratio():
+    """With interleaved trials, the sample is each trial's variant / 2-D ratio: a level shift of
+    the machine between trials (here the third and fourth run 20% slower) hits both alike and
+    decides nothing, where the variation between the tables' 2-D runs no longer enters."""
+    two_d = [5000.0, 5100.0, 6000.0, 6100.0]
+    b = {"gerritsen2012_table5_2": trial_table("3d", two_d, [x * 0.9 for x in two_d]),
+         "gerritsen2012_table5_3": trial_table("zorder", two_d, [5100.0, 5000.0, 6200.0, 6000.0])}
+    v2 = verdicts("gerritsen2012_table5_2",
+                  evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b))
+    v3 = verdicts("gerritsen2012_table5_3",
+                  evidence_table5_3(claims_of("gerritsen2012_table5_3"), None, {}, benchmarks=b))
+    assert v2["t52.slower"][0] == "not reproduced"  # 0.9 in every trial
+    assert v3["t53.slower"][0] == "inconclusive"  # 0.98 to 1.03: noise decides
+    assert v3["t53.vs_3d"][0] == "reproduced"  # zorder/2d over 3d/2d: 1.09 to 1.14
+    ev = evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b)["t52.slower"]
+    assert ev.n == "4 interleaved trials of 2 I/O-block(s) per variant"
+    assert "each trial's ratio 0.9, 0.9, 0.9, 0.9" in ev.detail
+    # the 2-D runs of the two tables at other M or C: the z-order/3-D pairing has no common run
+    b["gerritsen2012_table5_3"]["settings"] = json.dumps({"block": 64, "gpu_block": 8})
+    ev3 = evidence_table5_3(claims_of("gerritsen2012_table5_3"), None, {}, benchmarks=b)
+    assert "different M or C" in ev3["t53.vs_3d"].reason
 
 
 # --- Table 5.7: the cap binds, or the claims resting on phase 2 are not testable -----------------

@@ -393,6 +393,36 @@ def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, t
     assert result.stdout.strip().endswith("check ok: every distance equals whole-grid Dijkstra")
 
 
+def test_tables_5_2_5_3_interleave_their_trials_and_stop_at_a_stopped_one(tmp_path, monkeypatch):
+    """The 2-D run and the variant take turns, the first of each pair swapped every trial; a
+    trial that stops leaves its variant's row with that status, and no trial runs after it."""
+    import graphrepro.experiments.gerritsen2012_sssp_run as e
+
+    assert e.trial_order("zorder", 4) == [("2d", "zorder"), ("zorder", "2d")] * 2
+    calls = []
+
+    def fake(zgrid, m, n, step_name, params, workdir, timeout, per_block=False, against=None):
+        calls.append(params["variant"])
+        if params["variant"] == "zorder" and calls.count("zorder") == 2:
+            return {"status": "stopped after 60 s of timed work", "stopped_s": 60.0, "blocks": n}
+        return {"status": "ok", "blocks": n, "step_ms": 10.0 * n, "batch_ms": [10.0] * n,
+                "counters": {}, "dist": None}
+
+    monkeypatch.setattr(e, "_gpu_phase1", fake)
+    monkeypatch.setattr(e, "_same", lambda g, cpu, what: None)
+    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    path = zgrid(tmp_path, np.random.default_rng(3).integers(0, 40, size=(32, 32)), "s")
+    t3 = e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "io_blocks": 2,
+                                             "trials": 4}, tmp_path / "w", log=lambda m: None)
+    assert calls == ["2d", "zorder", "zorder", "2d"]  # trial 2 stopped: no trial 3
+    rows = t3[t3["impl"] == "gpu_alg1"].set_index("variant")
+    assert rows.loc["2d", "status"] == "ok" and json.loads(rows.loc["2d", "trial_ms"]) == [10.0, 10.0]
+    assert rows.loc["zorder", "status"].startswith("stopped")
+    with pytest.raises(InputError, match="trials must be at least 1"):
+        e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "trials": 0},
+                         tmp_path / "x", log=lambda m: None)
+
+
 def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
     """The GPU cells' machinery (child process, timing, the check against the CPU's records,
     the per-block times of Tables 5.2/5.3) with cpu_dijkstra in place of 11b's GPU steps."""
@@ -412,10 +442,16 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
                           tmp_path / "a", log=lambda m: None)
     gpu = t1[t1["impl"] == "gpu_alg1"]
     assert list(gpu["status"]) == ["ok"] and gpu["check"].iloc[0].startswith("ok: equals CPU")
-    t2 = e.run_experiment("table5_2", path, {"block": 8, "gpu_block": 4, "io_blocks": 3},
-                          tmp_path / "b", log=lambda m: None)
+    t2 = e.run_experiment("table5_2", path, {"block": 8, "gpu_block": 4, "io_blocks": 3,
+                                             "trials": 3}, tmp_path / "b", log=lambda m: None)
     per_block = json.loads(t2[t2["variant"] == "3d"]["batch_ms"].iloc[0])
-    assert len(per_block) == 3
+    assert len(per_block) == 3  # each I/O-block's mean over the trials
+    for variant in ("2d", "3d"):  # every trial's own mean per I/O-block kept, and who went first
+        row = t2[t2["variant"] == variant].iloc[0]
+        assert len(json.loads(row["trial_ms"])) == 3
+        assert json.loads(row["trial_order"]) == ["2d", "3d", "2d"]
+    assert np.mean(json.loads(t2[t2["variant"] == "3d"]["trial_ms"].iloc[0])) == \
+        pytest.approx(np.mean(per_block))
     from graphrepro.experiments import get_target, published
 
     out = get_target("gerritsen2012_table5_2").compare(

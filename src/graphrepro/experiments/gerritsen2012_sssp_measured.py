@@ -35,6 +35,23 @@ def gpu_alg1_block_ms(b: pd.DataFrame, variant: str) -> float | None:
     return float(np.mean(json.loads(g["batch_ms"].iloc[0])))
 
 
+def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+    """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the 2-D run's
+    in the same trial (Tables 5.2, 5.3: the two take turns, so a drift of the machine hits both
+    alike); empty for a table timed once each, or where either side gave no time."""
+    if not len(b) or "trial_ms" not in b:
+        return []
+    g = b[b["impl"] == "gpu_alg1"]
+    two, var = g[g["variant"] == "2d"], g[g["variant"] == variant]
+    if not len(two) or not len(var) or not has_time(two.iloc[0]) or not has_time(var.iloc[0]):
+        return []
+    cells = [two["trial_ms"].iloc[0], var["trial_ms"].iloc[0]]
+    if any(not isinstance(x, str) or not x.startswith("[") for x in cells):
+        return []
+    a, v = (json.loads(x) for x in cells)
+    return [float(y) / float(x) for x, y in zip(a, v)]
+
+
 def launch_arithmetic(m: int, c: int) -> int:
     """Section 5.1's count of kernel launches per I/O-block: each of the (m/c)^2 (4c - 4) GPU-block
     boundary vertices starts 2 + ceil(log2 of their number) kernels, once per I/O-block boundary

@@ -43,8 +43,13 @@ DEFAULTS = {
                  # timeout: a finished time beside what the extrapolation said part way through
                  # it is what the stopped cells' extrapolations are judged by
                  "finish_cells": [], "finish_timeout_s": 600},
-    "table5_2": {"block": 64, "gpu_block": 16, "io_blocks": 4, "variant": "3d", "gpu_timeout_s": 300},
-    "table5_3": {"block": 64, "gpu_block": 16, "io_blocks": 4, "variant": "zorder", "gpu_timeout_s": 300},
+    # trials: the 2-D run and the variant alternate, the first of each pair swapped each trial,
+    # so a drift of the machine (other jobs' load, clocks) hits both alike; each trial is a
+    # child process of its own, with its own warm-up
+    "table5_2": {"block": 64, "gpu_block": 16, "io_blocks": 4, "variant": "3d", "gpu_timeout_s": 300,
+                 "trials": 4},
+    "table5_3": {"block": 64, "gpu_block": 16, "io_blocks": 4, "variant": "zorder",
+                 "gpu_timeout_s": 300, "trials": 4},
     "table5_4": {"blocks": [8, 16, 32, 64], "vertices": VERTICES, "threads": None,
                  "gpu_timeout_s": 300},
     "table5_5": {"sides": [128, 256, 512], "blocks": [8, 16, 32]},
@@ -257,18 +262,46 @@ def measure_table5_1(zgrid, s, workdir, log):
     return rows
 
 
+def trial_order(variant: str, trials: int) -> list[tuple[str, str]]:
+    """Which of the 2-D run and ``variant`` goes first in each trial: they take turns."""
+    return [("2d", variant) if t % 2 == 0 else (variant, "2d") for t in range(trials)]
+
+
 def _variant_table(name, zgrid, s, workdir, log):
-    m, c, n = s["block"], s["gpu_block"], s["io_blocks"]
+    m, c, n, trials = s["block"], s["gpu_block"], s["io_blocks"], int(s["trials"])
+    if trials < 1:
+        raise InputError(f"{name}: trials must be at least 1, not {trials}")
     if _per(zgrid, m) is None:
         return [{"table": name, "block": m, "status": "not run: grid smaller than the block"}]
     cpu = _cpu_phase1(zgrid, m, n, workdir)
     rows = [_row(name, m, "cpu_dijkstra", cpu)]
-    for variant in ("2d", s["variant"]):
-        g = _gpu_phase1(zgrid, m, n, "gpu_alg1", {"c": c, "variant": variant}, workdir,
-                        s["gpu_timeout_s"], per_block=True)
-        _same(g, cpu, f"GPU algorithm 1 {variant} (M = {m}^2, C = {c}^2)")
-        rows.append(_row(name, m, "gpu_alg1", g, c=c, variant=variant))
-        log(f"{name}: {variant}: {g['status']}")
+    order = trial_order(s["variant"], trials)
+    done: dict[str, list] = {"2d": [], s["variant"]: []}
+    stopped: dict[str, dict] = {}
+    for t, pair in enumerate(order):
+        for variant in pair:
+            if variant in stopped:
+                continue
+            g = _gpu_phase1(zgrid, m, n, "gpu_alg1", {"c": c, "variant": variant}, workdir,
+                            s["gpu_timeout_s"], per_block=True)
+            _same(g, cpu, f"GPU algorithm 1 {variant} (M = {m}^2, C = {c}^2), trial {t + 1}")
+            log(f"{name}: trial {t + 1}: {variant}: {g['status']}")
+            if g["status"] == "ok":
+                done[variant].append(g)
+            else:  # stopped, failed or not run: no trial after it would differ
+                stopped[variant] = g
+        if stopped:
+            break
+    for variant, results in done.items():
+        if variant in stopped or not results:
+            res = stopped.get(variant, {"status": "not run"})
+        else:  # the trials' mean per I/O-block; every trial's own mean kept beside it
+            res = {**results[0], "step_ms": float(np.mean([r["step_ms"] for r in results])),
+                   "batch_ms": np.mean([r["batch_ms"] for r in results], axis=0).tolist()}
+        row = _row(name, m, "gpu_alg1", res, c=c, variant=variant)
+        row["trial_ms"] = json.dumps([float(np.mean(r["batch_ms"])) for r in results])
+        row["trial_order"] = json.dumps([p[0] for p in order[:len(results)]])
+        rows.append(row)
     return rows
 
 
