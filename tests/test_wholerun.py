@@ -23,10 +23,15 @@ CONFIG = {"results": "results", "seed": 1, "measure": {"sources": 2, "trials": 1
                       "an2017_transfers": {}}}
 
 
+# what every job's record of a reference run names besides its run (issue 32)
+NAMED = {"commit": "aaa", "launch_path": "graphrepro.launch", "job": {"wall_s": 1.5},
+         "pci_bus_id": "0000:00:06"}
+
+
 def _table(path: Path, run_name, status="ok"):
     path.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame({"source": [0, 1], "status": [status, "ok"]}).to_csv(path, index=False)
-    record = {"date": "2026-11-26", **({"run_name": run_name} if run_name else {})}
+    record = {"date": "2026-11-26", **NAMED, **({"run_name": run_name} if run_name else {})}
     path.with_suffix(".provenance.json").write_text(json.dumps(record))
 
 
@@ -99,6 +104,20 @@ def test_retabulate_complete_tabulates_nothing_from_a_part_of_a_run(tmp_path):
     assert not (root / "claims.csv").exists() and not (root / "targets").exists()
 
 
+def test_a_job_record_without_its_commit_launch_path_wall_time_or_pci_id_is_a_gap(whole):
+    """Issue 32: a reference run's every job names its commit, launch path, wall time and (on
+    a GPU) the card's PCI id; a merged table counts each shard's record."""
+    table = whole / "benchmarks/an2017_transfers.csv"
+    _record(table, gpu="NVIDIA H200", job=None, pci_bus_id="")
+    assert gaps(CONFIG, whole, "run 3") == [
+        f"{table}: 1 job record(s) with no job.wall_s; 1 job record(s) with no pci_bus_id"]
+    shards = [{**NAMED, "gpu": "none", "pci_bus_id": None, "launch_path": None}, dict(NAMED),
+              {k: v for k, v in NAMED.items() if k != "commit"}]
+    _record(table, shards=shards)
+    assert gaps(CONFIG, whole, "run 3") == [
+        f"{table}: 1 job record(s) with no launch_path; 1 job record(s) with no commit"]
+
+
 def test_a_damaged_provenance_record_is_a_gap_and_the_list_goes_on(whole):
     (whole / "runs/g/dijkstra.provenance.json").write_text("{not json")
     (whole / "runs/g/harish.csv").unlink()
@@ -144,7 +163,8 @@ def test_a_block_table_without_the_configured_second_passes_is_a_gap(tmp_path):
 
 
 def _record(path: Path, **fields):
-    path.with_suffix(".provenance.json").write_text(json.dumps({"run_name": "run 3", **fields}))
+    path.with_suffix(".provenance.json").write_text(json.dumps({"run_name": "run 3", **NAMED,
+                                                                **fields}))
 
 
 def test_a_run_timed_on_two_kinds_of_card_is_not_one_run(whole):
@@ -152,7 +172,7 @@ def test_a_run_timed_on_two_kinds_of_card_is_not_one_run(whole):
     _record(whole / "runs/g/harish.csv", gpu="NVIDIA H200", date="2026-11-26T02:00")
     assert gaps(CONFIG, whole, "run 3") == []  # a CPU job names no card
     # a merged table: every shard's record counts, not only shard 0's
-    shards = [{"gpu": "NVIDIA H200"}, {"gpu": "NVIDIA H100 80GB HBM3"}]
+    shards = [{**NAMED, "gpu": "NVIDIA H200"}, {**NAMED, "gpu": "NVIDIA H100 80GB HBM3"}]
     _record(whole / "benchmarks/an2017_transfers.csv", gpu="NVIDIA H200", shards=shards)
     assert gaps(CONFIG, whole, "run 3") == [
         "the tables were timed on 2 GPU models (NVIDIA H100 80GB HBM3: 1 job(s), NVIDIA H200: "
@@ -228,6 +248,18 @@ def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
                            capture_output=True, text=True, cwd=REPO)
     assert again.returncode == 0, again.stderr
     assert json.loads((root / "provenance.json").read_text())["supersedes"] == kept
+    # a damaged record of the run stops the retabulation before it rewrites anything
+    (root / "provenance.json").write_text('{"supersedes": ')
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    (root / "claims.csv").unlink()
+    damaged = subprocess.run([sys.executable, "-m", "graphrepro", "retabulate", str(root),
+                              "--configfile", str(config), "--complete", "run 3"],
+                             capture_output=True, text=True, cwd=REPO)
+    assert damaged.returncode != 0 and "provenance.json" in damaged.stderr
+    assert "not valid JSON" in damaged.stderr
+    assert not (root / "claims.csv").exists()  # no ledger written before the refusal
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == \
+        {p: b for p, b in before.items() if p.name != "claims.csv"}
 
 
 @pytest.mark.slow

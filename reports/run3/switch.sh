@@ -93,7 +93,8 @@ The workflow's results on a GPU host, committed so that the report shows GPU num
 without one; the report labels them "reference run". Every table here is one whole run of
 `{r['config']}`, checked by `retabulate --complete "{r['run_name']}"` (every run file and
 benchmark table the targets read is there, made by this run, with no row of a program never
-built, every GPU job on one model of card), which wrote `provenance.json`. How the run was made,
+built, every GPU job on one model of card, every job's record naming its commit, launch path,
+wall time and, on a GPU, the card's PCI id), which wrote `provenance.json`. How the run was made,
 call by call, with its plan against what it took: `../run3/README.md`.
 
 - GPU: {r['gpu']} (PCI {', '.join(r['pci_bus_ids']) or 'none recorded'}), driver {r['driver']},

@@ -135,6 +135,22 @@ def _records(tables: list[Path]) -> list[dict]:
     return out
 
 
+def _unrecorded(table: Path) -> list[str]:
+    """What the job records behind ``table`` leave out of what a reference run's provenance
+    names (the commit, the launch path, the job's wall time, and the PCI id where a GPU ran
+    it): one phrase per missing field, with how many of the table's jobs lack it."""
+    missing: dict[str, int] = {}
+    for r in _records([table]):
+        lacks = [f for f in ("commit", "launch_path") if not r.get(f)]
+        if not isinstance(r.get("job"), dict) or r["job"].get("wall_s") in (None, ""):
+            lacks.append("job.wall_s")
+        if _gpu(r) and not r.get("pci_bus_id"):
+            lacks.append("pci_bus_id")
+        for f in lacks:
+            missing[f] = missing.get(f, 0) + 1
+    return [f"{n} job record(s) with no {f}" for f, n in missing.items()]
+
+
 def _gpu(record: dict) -> str | None:
     gpu = record.get("gpu")
     return gpu if isinstance(gpu, str) and gpu and gpu != "none" else None
@@ -154,9 +170,10 @@ def _mixed_cards(records: list[dict]) -> list[str]:
 
 def gaps(config: dict, root: Path, run_name: str) -> list[str]:
     """One line for each table that keeps ``root`` from being one whole run ``run_name`` of
-    ``config``: missing, made by another run (or by none named), holding never-built rows, or
-    a chapter-3 block table without the second passes the config asks for; each derived table
-    missing; and one where its jobs ran on more than one GPU model."""
+    ``config``: missing, made by another run (or by none named), with job records that leave out
+    the commit, the launch path, the job's wall time or the GPU's PCI id, holding never-built
+    rows, or a chapter-3 block table without the second passes the config asks for; each
+    derived table missing; and one where its jobs ran on more than one GPU model."""
     from .configs import block_repeats
 
     out = []
@@ -169,6 +186,8 @@ def gaps(config: dict, root: Path, run_name: str) -> list[str]:
         made_by = _made_by(table)
         if made_by != run_name:
             out.append(f"{table}: made by {made_by}, not {run_name}")
+        elif lacking_fields := _unrecorded(table):
+            out.append(f"{table}: " + "; ".join(lacking_fields))
         if count := _never_built(table):
             out.append(f"{table}: {count} row(s) of a program never built on that machine")
         if lacking := _missing_passes(table, repeats):

@@ -183,10 +183,16 @@ def cmd_retabulate(args) -> int:
 
     config = _merged_config(args.configfile)
     root = Path(args.results)
+    supersedes = None
     if args.complete:
         from ..wholerun import require_whole_run
 
         require_whole_run(config, root, args.complete)  # before a reference: nothing tabulated
+        previous = root / "provenance.json"
+        if previous.is_file():  # what the run replaced is in no table: a retabulation keeps it;
+            from ..harness.files import read_record  # a damaged record stops it before any write
+
+            supersedes = read_record(previous, "the run's record").get("supersedes")
     names = args.targets or [n for n in config.get("targets", {}) if get_target(n).ready]
     for name in names:
         settings = config["targets"].get(name)
@@ -214,14 +220,9 @@ def cmd_retabulate(args) -> int:
         from ..wholerun import run_record
 
         record = run_record(config, root, args.complete, args.configfile)
-        previous = root / "provenance.json"
-        if previous.is_file():  # what the run replaced is in no table: a retabulation keeps it
-            from ..harness.files import read_record
-
-            kept = read_record(previous, "the run's record").get("supersedes")
-            if kept is not None:
-                record["supersedes"] = kept
-        atomic.write_text(previous, json.dumps(record, indent=1) + "\n")
+        if supersedes is not None:
+            record["supersedes"] = supersedes
+        atomic.write_text(root / "provenance.json", json.dumps(record, indent=1) + "\n")
         print(f"{root / 'provenance.json'}: {record['jobs']} jobs' records", file=sys.stderr)
     return 0
 
