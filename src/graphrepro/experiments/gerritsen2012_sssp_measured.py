@@ -26,29 +26,29 @@ def has_time(r) -> bool:
     return status == "ok" or status.startswith("extrapolated")
 
 
+def _timed_alg1_row(b: pd.DataFrame, variant: str):
+    """GPU algorithm 1's ``variant`` row (Tables 5.2, 5.3), or None when it gave no time."""
+    g = b[(b["impl"] == "gpu_alg1") & (b["variant"] == variant)] if len(b) else b
+    return g.iloc[0] if len(g) and has_time(g.iloc[0]) else None
+
+
 def gpu_alg1_block_ms(b: pd.DataFrame, variant: str) -> float | None:
     """The mean per-I/O-block ms of GPU algorithm 1's ``variant`` launch (Tables 5.2, 5.3), or
     None when it gave no time."""
-    g = b[(b["impl"] == "gpu_alg1") & (b["variant"] == variant)] if len(b) else b
-    if not len(g) or not has_time(g.iloc[0]):
-        return None
-    return float(np.mean(json.loads(g["batch_ms"].iloc[0])))
+    r = _timed_alg1_row(b, variant)
+    return None if r is None else float(np.mean(json.loads(r["batch_ms"])))
 
 
 def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
     """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the 2-D run's
     in the same trial (Tables 5.2, 5.3: the two take turns, so a drift of the machine hits both
     alike); empty for a table timed once each, or where either side gave no time."""
-    if not len(b) or "trial_ms" not in b:
+    if "trial_ms" not in b:
         return []
-    g = b[b["impl"] == "gpu_alg1"]
-    two, var = g[g["variant"] == "2d"], g[g["variant"] == variant]
-    if not len(two) or not len(var) or not has_time(two.iloc[0]) or not has_time(var.iloc[0]):
+    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
+    if any(r is None or not str(r["trial_ms"]).startswith("[") for r in rows):
         return []
-    cells = [two["trial_ms"].iloc[0], var["trial_ms"].iloc[0]]
-    if any(not isinstance(x, str) or not x.startswith("[") for x in cells):
-        return []
-    a, v = (json.loads(x) for x in cells)
+    a, v = (json.loads(r["trial_ms"]) for r in rows)
     return [float(y) / float(x) for x, y in zip(a, v)]
 
 
