@@ -418,9 +418,11 @@ def test_tables_5_2_5_3_interleave_their_trials_and_stop_at_a_stopped_one(tmp_pa
     rows = t3[t3["impl"] == "gpu_alg1"].set_index("variant")
     assert rows.loc["2d", "status"] == "ok" and json.loads(rows.loc["2d", "trial_ms"]) == [10.0, 10.0]
     assert rows.loc["zorder", "status"].startswith("stopped")
-    with pytest.raises(InputError, match="trials must be at least 1"):
-        e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "trials": 0},
-                         tmp_path / "x", log=lambda m: None)
+    for bad in (0, 2.5, "4", True):  # refused with the other settings, before any work
+        with pytest.raises(InputError, match="trials must be a whole number, at least 1"):
+            e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "trials": bad},
+                             tmp_path / "x", log=lambda m: None)
+    assert not (tmp_path / "x").exists()
 
 
 def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):

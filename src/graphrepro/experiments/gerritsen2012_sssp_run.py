@@ -268,9 +268,7 @@ def trial_order(variant: str, trials: int) -> list[tuple[str, str]]:
 
 
 def _variant_table(name, zgrid, s, workdir, log):
-    m, c, n, trials = s["block"], s["gpu_block"], s["io_blocks"], int(s["trials"])
-    if trials < 1:
-        raise InputError(f"{name}: trials must be at least 1, not {trials}")
+    m, c, n, trials = s["block"], s["gpu_block"], s["io_blocks"], s["trials"]
     if _per(zgrid, m) is None:
         return [{"table": name, "block": m, "status": "not run: grid smaller than the block"}]
     cpu = _cpu_phase1(zgrid, m, n, workdir)
@@ -548,7 +546,11 @@ def settings_for(table: str, settings: dict) -> dict:
     if unknown:
         raise InputError(f"{table}: unknown setting(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(DEFAULTS[table])}")
-    return {**DEFAULTS[table], **settings}
+    merged = {**DEFAULTS[table], **settings}
+    trials = merged.get("trials", 1)
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise InputError(f"{table}: trials must be a whole number, at least 1, not {trials!r}")
+    return merged
 
 
 def run_experiment(table: str, zgrid, settings: dict, workdir, log=print) -> pd.DataFrame:
