@@ -55,6 +55,12 @@ class PeerHung(GraphreproError):
         self.status = status
 
 
+class PeerRefused(PeerHung):
+    """The peer is not asked at all: its answer could not be right (its distances are 32-bit and
+    this source's would not fit). Recorded per source as a hang is, with its own status, but never
+    counted as one: no process was started or killed for it."""
+
+
 def peers_dir() -> Path:
     return Path(os.environ.get("GRAPHREPRO_PEERS_DIR", "build/peers"))
 
