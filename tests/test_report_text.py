@@ -65,6 +65,16 @@ def test_values_at_the_precision_of_their_interval():
     assert more and len(text) <= 111 and text.endswith("\u2026")
 
 
+def test_a_wide_interval_never_rounds_the_value_away():
+    """Finding 5: the interval's precision, but every number keeps two significant digits."""
+    assert ours_text({"ours": "0.3699", "ours_low": "0.004919", "ours_high": "4.438"}) \
+        == "0.37 [0.0049, 4.4]"
+    assert ours_text({"ours": "1.509", "ours_low": "0.9606", "ours_high": "8.1", "unit": "x"}) \
+        == "1.5 [0.96, 8.1]x"
+    assert ours_text({"ours": "0", "ours_low": "-3.2", "ours_high": "4.1"}) == "0 [-3.2, 4.1]"
+    assert reason_text("ours 1.509 (0.9606-8.1) is above") == "ours 1.5 (0.96-8.1) is above"
+
+
 def test_each_table_says_what_its_answers_were_checked_against(page):
     html, _ = page
     checked = re.findall(r'<p class="note checked">Checked: ([^<]*)</p>', html)

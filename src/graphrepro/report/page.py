@@ -34,8 +34,16 @@ def _decimals(low: float, high: float) -> int | None:
 
 
 def _fmt(v: float, decimals: int | None) -> str:
+    """``v`` at the interval's decimals, but never fewer than keep its first two significant
+    digits: a wide interval must not round the value itself away (0.3699 in [0.0049, 4.4] is
+    "0.37", not "0"; 1.509 in [0.96, 2.3] is "1.5", not "2")."""
     if decimals is None:
         return f"{v:.4g}"
+    def keeping_two(x: float) -> int:
+        return decimals if x == 0 else max(decimals, 1 - math.floor(math.log10(abs(x))))
+
+    # said of the value as rounded, so 0.996 reads "1.0" (not "1.00") and the text is a fixpoint
+    decimals = keeping_two(round(v, keeping_two(v)))
     return f"{v:,.{decimals}f}" if abs(v) >= 1e4 else f"{v:.{decimals}f}"
 
 
