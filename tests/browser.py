@@ -51,6 +51,15 @@ window.addEventListener("load", () => {
   out.section_ours = Array.from(document.querySelectorAll("table.claims tbody tr")).map(
     tr => [tr.dataset.claim, tr.querySelector("td.ours").textContent.trim()]);
   out.cells = Array.from(document.querySelectorAll("td")).map(td => td.textContent.trim());
+  // cells wider than their column (text spilling over the next one), outside "all columns"
+  out.overflowing_cells = Array.from(document.querySelectorAll("td")).filter(
+    td => outside(td) && td.offsetParent !== null && td.scrollWidth > td.clientWidth + 1).map(
+    td => (td.closest("table").id || td.closest("table").className) + ":" + (td.closest("tr").dataset.claim || "")
+          + ":" + td.textContent.trim().slice(0, 40)).slice(0, 60);
+  const ct = document.getElementById("claims-table");
+  out.claims_table_width = ct ? Math.round(ct.getBoundingClientRect().width) : 0;
+  out.claims_table_height = ct ? Math.round(ct.getBoundingClientRect().height) : 0;
+  out.viewport = (document.querySelector('meta[name="viewport"]') || {}).content || "";
   const imgs = Array.from(document.images);
   out.images = imgs.length;
   out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);
