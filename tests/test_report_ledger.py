@@ -79,7 +79,7 @@ def test_the_page_counts_one_merged_ledger_each_row_from_its_best_run(tmp_path, 
     assert sorted(shown["from_run"]) == ["reference run"] * 3 + ["this machine"] * 3
     # the claims table: one row per claim, each anchored by its id, linking to its section
     rows = re.findall(r'<tr id="claim-([\w.]+)" data-document="(\w+)" data-verdict="([^"]+)"'
-                      r'[^>]*>\s*<td>\w+</td><td>[^<]*</td><td><a href="#(\w+)">', html)
+                      r'[^>]*>\s*<td>\w+</td><td>[^<]*</td><td[^>]*><a href="#(\w+)">', html)
     assert len(rows) == 6 and {r[3] for r in rows} == {"safari2017_table1", "safari2017_fig3",
                                                        "an2017_fig1"}
     assert all(f'id="{r[3]}"' in html for r in rows)
@@ -186,3 +186,44 @@ def test_claims_changed_from_counts_both_sides_and_lists_every_moved_verdict(tmp
     assert main(["claims", "--ledger", str(tmp_path / "same.csv"), "--changed-from",
                  str(tmp_path / "old.csv")]) == 0
     assert "no verdict changed" in capsys.readouterr().out
+
+
+def test_a_local_run_short_of_the_references_setting_never_overrides_it():
+    """Finding 1 of issue 53: the default config's 16 blocks of 32^2 on the real Jacksboro DEM
+    replaced the reference's 10,000 blocks of 256^2 on the Neuse-size grid. The setting a claim
+    depends on (graphs, size, blocks, sources, device) comes before the data kind; the row set
+    aside is kept beside the one counted."""
+    row = {**ledger_rows("gerritsen2012_fig3_6", "gerritsen2012", ["x"])[0], "claim_id": "f36"}
+    jacksboro = "terrain jacksboro: 16 centre blocks of 32^2"
+    neuse = "terrain neuse_dem: 10000 centre blocks of 256^2"
+    local = pd.DataFrame([
+        {**row, "verdict": "not reproduced", "ours": "3.162", "data": jacksboro, "n": "16 blocks"},
+        {**row, "claim_id": "t54", "verdict": "not reproduced",
+         "data": "jacksboro: real: http://example.org/jacksboro.asc"},
+        {**row, "claim_id": "few.sources", "verdict": "reproduced", "sources": "10",
+         "data": "ny: real: http://example.org/ny.gr.gz"},
+        {**row, "claim_id": "same", "verdict": "reproduced", "sources": "100",
+         "data": "ny: real: http://example.org/ny.gr.gz"},
+        {**row, "claim_id": "cpu.here", "verdict": "reproduced", "device": "CPU"}])
+    ref = pd.DataFrame([
+        {**row, "verdict": "reproduced", "ours": "74.98", "data": neuse, "n": "10000 blocks"},
+        {**row, "claim_id": "t54", "verdict": "reproduced",
+         "data": "neuse_dem: STAND-IN (paper-size diamond_square, seed 111) for Neuse"},
+        {**row, "claim_id": "few.sources", "verdict": "not reproduced", "sources": "100",
+         "data": "ny: real: http://example.org/ny.gr.gz"},
+        {**row, "claim_id": "same", "verdict": "not reproduced", "sources": "100",
+         "data": "ny: real: http://example.org/ny.gr.gz"},
+        {**row, "claim_id": "cpu.here", "verdict": "not reproduced", "device": "NVIDIA H200"}])
+    merged = merge_ledgers(local, ref).set_index("claim_id")
+    assert dict(merged["from_run"]) == {"f36": "reference run", "t54": "reference run",
+                                        "few.sources": "reference run", "same": "this machine",
+                                        "cpu.here": "reference run"}
+    # the row set aside, labelled, beside the one the ledger keeps
+    f36 = merged.loc["f36"]
+    assert (f36["verdict"], f36["other_from_run"], f36["other_verdict"], f36["other_ours"],
+            f36["other_data"]) == ("reproduced", "this machine", "not reproduced", "3.162",
+                                   jacksboro)
+    assert merged.loc["same", "other_from_run"] == "reference run"
+    # a larger local run does override
+    bigger = local.assign(data=neuse.replace("10000", "20000"))
+    assert merge_ledgers(bigger.iloc[:1], ref.iloc[:1])["from_run"].iloc[0] == "this machine"

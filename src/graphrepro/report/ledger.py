@@ -9,6 +9,7 @@ which is exactly what the claims rule writes.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -72,44 +73,124 @@ def _key(row) -> str:
     return str(row.get("claim_id") or "") or f"{row.get('target')}\x1f{row.get('claim')}"
 
 
-def precedence(row, *, gpu_claim: bool, gpu_here: bool, reference: bool) -> tuple:
-    """Which of two rows for one claim the merged ledger keeps: the larger key. Written once:
-    a verdict over "not testable here"; then real data over real topology over a stand-in; then,
-    for a claim that times a GPU on a machine without one, the reference GPU run; then this
-    machine's (the newer run). So a small local stand-in never overrides a reference verdict on
-    the document's real graph (t1.ny), and an untested reference row never hides a local one.
-    Where neither tested it, a run that built its target (and says why it could not) beats one
-    that did not build it."""
-    testable = row.get("verdict") != "not testable here"
-    # claims.collect's row for a claim whose target a run did not build says nothing of it
-    built = not str(row.get("reason", "")).startswith("its target ")
-    gpu_ref = reference and gpu_claim and not gpu_here
-    return (testable, built, data_rank(row.get("data", "")), gpu_ref, not reference)
+# What a row's setting is made of, read from its own cells (``n``, ``data``, ``sources``,
+# ``device``): the numbers a claim's verdict depends on, each larger-is-closer-to-the-document.
+_SETTING_NUMBERS = {
+    "blocks": re.compile(r"(\d+) (?:centre )?blocks\b"),
+    "block side": re.compile(r"blocks of (\d+)\^2"),
+    "grid side": re.compile(r"(?:crops? |\.\.|window |on the )(\d+)\^2"),
+    "graphs": re.compile(r"(\d+) graphs\b"),
+    "sources": re.compile(r"(\d+) sources?\b"),
+    "batches": re.compile(r"(\d+) batch"),
+}
+
+
+def setting(row) -> dict:
+    """The setting a row was measured in, as far as its cells say: the size of its graphs
+    (``scale``: 1 for real data or a paper-size stand-in), the graphs or terrains it names
+    (``on``), the counts of blocks, block and grid sides, graphs, sources and batches, and
+    whether a GPU timed it (``gpu``, where the ledger names the device)."""
+    data, n = str(row.get("data") or ""), str(row.get("n") or "")
+    out: dict = {}
+    parts = [p.strip() for p in data.split("; ") if p.strip()]
+    scales = []
+    for p in parts:
+        m = re.search(r"\bscale ([0-9.eE-]+)", p)
+        scales.append(float(m.group(1)) if m else 1.0)
+    names = {m.group(1) for p in parts
+             if (m := re.match(r"(?:terrain )?([\w.-]+): (?:real|STAND-IN|\d|centre|synthetic)", p))}
+    if scales and names:
+        out["scale"] = min(scales)
+        out["on"] = frozenset(names)
+    text = f"{n}; {data}"
+    for key, pattern in _SETTING_NUMBERS.items():
+        found = [int(x) for x in pattern.findall(text)]
+        if found:
+            out[key] = max(found)
+    sources = [int(x) for x in re.findall(r"\d+", str(row.get("sources") or ""))]
+    if sources:
+        out["sources"] = min(sources)
+    device = str(row.get("device") or "").strip().lower()
+    if device:
+        out["gpu"] = device not in ("cpu", "none", "none (cpu)", "no gpu")
+    return out
+
+
+def meets(row, other) -> bool:
+    """Whether ``row`` was measured in at least ``other``'s setting: the same graphs or more,
+    nothing smaller (scale, blocks, sides, graphs, sources, batches), a GPU where ``other`` had
+    one. What only one row says is not compared."""
+    mine, theirs = setting(row), setting(other)
+    for key, value in theirs.items():
+        if key not in mine:
+            continue
+        if key == "on":
+            if not mine["on"] >= value:
+                return False
+        elif mine[key] < value:
+            return False
+    return True
+
+
+def precedence(here, ref, *, gpu_claim: bool, gpu_here: bool) -> str:
+    """Which of this machine's row and the reference run's row for one claim the merged ledger
+    keeps ("here" or "ref"). Written once: a verdict over "not testable here"; a run that built
+    the claim's target over one that did not; then the setting the claim depends on (a run
+    whose graphs, sizes, blocks, sources or device fall short of the other's gives way to it,
+    so a small local run never overrides the reference verdict: 16 blocks of 32^2 on Jacksboro
+    against 10,000 of 256^2 on the Neuse-size grid); then real data over real topology over a
+    stand-in; then, for a claim that times a GPU on a machine without one, the reference GPU
+    run; then this machine's (the newer run)."""
+    def key(row):
+        testable = row.get("verdict") != "not testable here"
+        # claims.collect's row for a claim whose target a run did not build says nothing of it
+        built = not str(row.get("reason", "")).startswith("its target ")
+        return testable, built
+
+    if key(here) != key(ref):
+        return "here" if key(here) > key(ref) else "ref"
+    if not meets(here, ref):
+        return "ref"
+    if not meets(ref, here):
+        return "here"
+    if data_rank(here.get("data", "")) != data_rank(ref.get("data", "")):
+        return "here" if data_rank(here.get("data", "")) > data_rank(ref.get("data", "")) else "ref"
+    return "ref" if gpu_claim and not gpu_here else "here"
+
+
+# The other run's row for a claim, where both runs judged it: shown beside the one the ledger
+# keeps, labelled, never counted.
+OTHER = ("from_run", "verdict", "ours", "ours_low", "ours_high", "unit", "n", "data", "data_kind",
+         "reason")
 
 
 def merge_ledgers(local: pd.DataFrame, reference: pd.DataFrame | None, *,
                   gpu_targets: set[str] = frozenset(), gpu_here: bool = False) -> pd.DataFrame:
     """The one ledger: for every claim the row of the run that :func:`precedence` prefers, in
     the order the claims first appear (this machine's, then claims only the reference has), each
-    row naming the run it came from (``from_run``)."""
+    row naming the run it came from (``from_run``) and, where the other run judged the claim
+    too, that run's verdict, value and setting (``other_*``)."""
     local = local.assign(**{FROM_RUN: THIS_MACHINE})
     if reference is None or reference.empty:
         return local.reset_index(drop=True)
     reference = reference.assign(**{FROM_RUN: REFERENCE})
-    chosen: dict[str, tuple] = {}
-    order: list[str] = []
-    for is_ref, frame in ((False, local), (True, reference)):
-        for row in frame.to_dict("records"):
-            k = _key(row)
-            rank = precedence(row, gpu_claim=row.get("target") in gpu_targets, gpu_here=gpu_here,
-                              reference=is_ref)
-            if k not in chosen:
-                order.append(k)
-                chosen[k] = (rank, row)
-            elif rank > chosen[k][0]:
-                chosen[k] = (rank, row)
+    here = {_key(r): r for r in local.to_dict("records")}
+    ref = {_key(r): r for r in reference.to_dict("records")}
+    rows = []
+    for k in dict.fromkeys([*here, *ref]):
+        if k not in here or k not in ref:
+            rows.append(here.get(k) or ref[k])
+            continue
+        h, r = here[k], ref[k]
+        gpu_claim = h.get("target") in gpu_targets
+        kept, other = (h, r) if precedence(h, r, gpu_claim=gpu_claim, gpu_here=gpu_here) == \
+            "here" else (r, h)
+        if other.get("verdict") != "not testable here":
+            kept = {**kept, **{f"other_{c}": other.get(c, "") for c in OTHER}}
+        rows.append(kept)
     columns = list(dict.fromkeys([*local.columns, *reference.columns]))
-    return pd.DataFrame([chosen[k][1] for k in order], columns=columns).fillna("")
+    columns += [f"other_{c}" for c in OTHER if any(f"other_{c}" in r for r in rows)]
+    return pd.DataFrame(rows, columns=columns, dtype=object).fillna("")
 
 
 def gpu_target_names() -> set[str]:
