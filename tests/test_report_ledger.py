@@ -227,3 +227,26 @@ def test_a_local_run_short_of_the_references_setting_never_overrides_it():
     # a larger local run does override
     bigger = local.assign(data=neuse.replace("10000", "20000"))
     assert merge_ledgers(bigger.iloc[:1], ref.iloc[:1])["from_run"].iloc[0] == "this machine"
+
+
+def test_the_page_shows_both_runs_where_they_disagree_and_says_what_it_counts(tmp_path, runs):
+    here, ref, _, _ = runs
+    [row] = ledger_rows("safari2017_table1", "safari2017", ["reproduced"])
+    small = {**row, "data": "ny: STAND-IN (scale 0.001 road_like, seed 1) for USA-road-d.NY",
+             "ours": "3.162", "ours_low": "3.0", "ours_high": "3.3"}
+    real = {**row, "data": "ny: real: http://example.org/USA-road-d.NY.gr.gz",
+            "verdict": "not reproduced"}
+    local = write(tmp_path / "claims.csv", [small])
+    reference = write(ref / "claims.csv", [real])
+    out = tmp_path / "index.html"
+    ledger = build_report(here, out, reference=ref, claims=local, reference_claims=reference)
+    assert list(ledger["from_run"]) == ["reference run"]
+    html = out.read_text()
+    claims = re.search(r'<table id="claims-table".*?</table>', html, re.S).group(0)
+    both = re.findall(r'<div><b>([^<]+)</b> \(([^;]+); ([^)]+)\): (.+?\]x), ([^:]+): (\w[\w ]*)'
+                      r'</div>', claims)
+    assert both == [("reference run", "real", "ny", "2.1 [1.9, 2.3]x", "not reproduced",
+                     "counted"),
+                    ("this machine", "stand-in", "ny at scale 0.001", "3.2 [3.0, 3.3]x",
+                     "reproduced", "set aside")]
+    assert "1 from the reference run, 0 from this machine" in html

@@ -243,6 +243,10 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     html = env.get_template("index.html.j2").render(
         generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        runs_counted={"reference": int((ledger[FROM_RUN] == REFERENCE).sum()),
+                      "here": int((ledger[FROM_RUN] != REFERENCE).sum()),
+                      "set_aside": int((ledger.get("other_from_run", pd.Series(dtype=str))
+                                        .astype(str) != "").sum())},
         sections=sections, launch_floor=floor, verdicts=VERDICTS, counts=counts, claims=_claim_rows(ledger),
         claims_csv=csv_href(ledger), ledger_source=ledger_source,
         changes=changes, changes_against=changes_against,

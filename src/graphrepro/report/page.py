@@ -131,6 +131,54 @@ def run_text(row) -> tuple[str, str]:
     return (f"{'ref.' if where == 'reference' else 'here'} {day}".strip(), full)
 
 
+def data_kind(row) -> str:
+    """What the row's data was: the ledger's ``data_kind`` where it has one, else read from its
+    ``data`` (real / real topology / stand-in / synthetic)."""
+    kind = str(row.get("data_kind") or "").strip()
+    if kind:
+        return kind
+    data = str(row.get("data") or "")
+    if "STAND-IN" in data:
+        return "stand-in"
+    if "real topology" in data:
+        return "real topology"
+    if re.search(r"\breal\b", data):
+        return "real"
+    return "synthetic" if data else ""
+
+
+def setting_text(row) -> str:
+    """The setting a row was measured in, in the words precedence compares it by ("neuse_dem,
+    10000 blocks of 256^2"; "ny at scale 0.001, 10 sources")."""
+    from .ledger import setting
+
+    s = setting(row)
+    bits = [", ".join(sorted(s.get("on", ()))) + (f" at scale {s['scale']:g}"
+                                                  if s.get("scale", 1) < 1 else "")]
+    if "blocks" in s:
+        bits.append(f"{s['blocks']} blocks" + (f" of {s['block side']}^2" if "block side" in s
+                                               else ""))
+    if "grid side" in s:
+        bits.append(f"up to {s['grid side']}^2")
+    for key in ("graphs", "sources", "batches"):
+        if key in s:
+            bits.append(f"{s[key]} {key}")
+    if "gpu" in s:
+        bits.append(str(row.get("device")))
+    return ", ".join(b for b in bits if b) or str(row.get("n") or "")
+
+
+def both_runs(r: dict) -> list[dict]:
+    """Where both runs judged a claim: each run's value, verdict, data kind and setting,
+    labelled, the counted one first (the merged ledger's ``other_*`` cells hold the other)."""
+    if not str(r.get("other_from_run") or ""):
+        return []
+    other = {k[len("other_"):]: v for k, v in r.items() if k.startswith("other_")}
+    return [{"run": side.get(FROM_RUN, ""), "ours": ours_text(side), "verdict": side["verdict"],
+             "kind": data_kind(side), "setting": setting_text(side), "counted": counted}
+            for side, counted in ((r, True), (other, False))]
+
+
 def claim_rows(ledger: pd.DataFrame) -> list[dict]:
     """The ledger's rows as the page shows them: every value formatted once, here."""
     out = []
@@ -142,7 +190,8 @@ def claim_rows(ledger: pd.DataFrame) -> list[dict]:
                     "published_shown": with_unit(r.get("published", ""), r.get("unit", "")),
                     "ours_shown": ours_text(r), "reason_short": reason_short,
                     "reason_more": more, "run_short": run_short, "run_full": run_full,
-                    "balance": hardware_balance(r)})
+                    "balance": hardware_balance(r), "both": both_runs(r),
+                    "kind": data_kind(r), "setting": setting_text(r)})
     return out
 
 
