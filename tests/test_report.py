@@ -349,7 +349,7 @@ def test_a_gpu_target_not_run_here_shows_the_reference_run_alone(tmp_path, resul
     out = tmp_path / "index.html"
     build_report(results, out, reference=reference)
     html = section(out.read_text(), "safari2017_fig3")
-    assert "This machine did not run it (no CUDA device)" in html
+    assert "This machine did not run its GPU solvers (no CUDA device)" in html
     assert "<b>Reference run</b>, not from this machine" in html
     # only the reference run's table: no "not run" table, and no image (the reference has none)
     tables = html_tables(html)

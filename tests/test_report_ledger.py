@@ -250,3 +250,28 @@ def test_the_page_shows_both_runs_where_they_disagree_and_says_what_it_counts(tm
                     ("this machine", "stand-in", "ny at scale 0.001", "3.2 [3.0, 3.3]x",
                      "reproduced", "set aside")]
     assert "1 from the reference run, 0 from this machine" in html
+
+
+def test_a_tables_rows_read_the_ledgers_number_and_say_its_run():
+    """Finding 2 of issue 53: one number per claim in every table. A claim's one row takes the
+    ledger's value and verdict; the rows a claim spans keep their own values (an2017 Fig. 1's
+    8/16/32/32, not the claim's 32 on every row); a claim the ledger took from the other run says
+    so, with that run's value and setting, never under this table's label."""
+    from graphrepro.report.build import _ledger_values
+
+    table = pd.DataFrame({"graph": ["a", "b", "c", "d"], "ours": ["8", "16", "2.05", "7"],
+                          "claim_id": ["x", "x", "y", ""], "verdict": ["", "", "holds", ""]})
+    [x, y] = ledger_rows("t", "an2017", ["reproduced", "inconclusive"])
+    ledger = pd.DataFrame([{**x, "claim_id": "x", "ours": "32", "ours_low": "32",
+                            "ours_high": "32", "from_run": "reference run",
+                            "data": "terrain neuse_dem: 10000 centre blocks of 256^2"},
+                           {**y, "claim_id": "y", "from_run": "this machine"}])
+    shown = _ledger_values(table, ledger, "this machine")
+    assert list(shown["ours"]) == ["8", "16", "2.1 [1.9, 2.3]x", "7"]
+    assert list(shown["verdict"]) == [
+        "reproduced (reference run, neuse_dem, 10000 blocks of 256^2: 32x)"] * 2 + [
+        "inconclusive", ""]
+    # the same table under the reference run's label: its own claim x plainly, y labelled
+    ref = _ledger_values(table, ledger, "reference run")
+    assert list(ref["verdict"])[:3] == ["reproduced", "reproduced",
+                                        "inconclusive (this machine, 6 x 3: 2.1 [1.9, 2.3]x)"]

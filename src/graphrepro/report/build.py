@@ -24,7 +24,8 @@ from .. import gpu
 from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
-from .ledger import (FROM_RUN, REFERENCE, VERDICTS, read_ledger, the_ledger, verdict_counts)
+from .ledger import (FROM_RUN, REFERENCE, THIS_MACHINE, VERDICTS, read_ledger, the_ledger,
+                     verdict_counts)
 from ..claims import split_ids
 from .distributions import section_distributions
 from .page import (checked_against, ours_text, claim_rows, previous_reference_ledger, verification,
@@ -112,25 +113,47 @@ def _uses_gpu(t) -> bool:
     return any(resolve(r)[0].device == "gpu" for r in t.solvers)
 
 
-def _ledger_values(df: pd.DataFrame, ledger: pd.DataFrame | None) -> pd.DataFrame:
-    """A table row standing for one claim shows the ledger's ``ours`` for it (with its interval,
-    from the run the ledger chose), so a section never gives a claim a second number; the table's
-    own cell (a range over every graph it lists) stays in its CSV."""
-    if ledger is None or "ours" not in df.columns or "claim_id" not in df.columns:
+def _ledger_values(df: pd.DataFrame, ledger: pd.DataFrame | None, run: str) -> pd.DataFrame:
+    """A table's rows that stand for a claim show the ledger's number for it, never a second
+    one: the one row of a claim takes the ledger's ``ours`` (with its interval) and verdict; the
+    rows a claim spans (one graph each) keep their own values and take the claim's verdict. Where
+    the ledger took the claim from the other run, the verdict cell says so, with that run's
+    value and setting, so no value of one run sits under the other's label. The table's own
+    cells stay in its CSV."""
+    if ledger is None or "claim_id" not in df.columns:
         return df
+    from .page import setting_text
+
     by_id = {r["claim_id"]: r for r in ledger.to_dict("records") if r.get("claim_id")}
+    ids = {i: split_ids(cell) for i, cell in df["claim_id"].items()}
+    rows_of = {}
+    for i, claims in ids.items():
+        for c in claims:
+            rows_of.setdefault(c, []).append(i)
     df = df.copy()
-    for i, cell in df["claim_id"].items():
-        ids = split_ids(cell)
-        if len(ids) == 1 and ids[0] in by_id and str(by_id[ids[0]].get("ours", "")):
-            df.at[i, "ours"] = ours_text(by_id[ids[0]])
+    for i, claims in ids.items():
+        known = [by_id[c] for c in claims if c in by_id]
+        if not known:
+            continue
+        said = []
+        for r in known:
+            elsewhere = r.get(FROM_RUN, run) != run
+            if elsewhere:
+                said.append(f"{r['verdict']} ({r[FROM_RUN]}, {setting_text(r)}: {ours_text(r)})")
+            else:
+                said.append(r["verdict"])
+        if "verdict" in df.columns:
+            df.at[i, "verdict"] = "; ".join(said)
+        if len(claims) == 1 and "ours" in df.columns and len(rows_of[claims[0]]) == 1 \
+                and known[0].get(FROM_RUN, run) == run and str(known[0].get("ours", "")):
+            df.at[i, "ours"] = ours_text(known[0])
     return df
 
 
 def _shown(t, root: Path, df: pd.DataFrame, run: str, floor: dict | None = None,
            ledger: pd.DataFrame | None = None) -> dict:
     """What a section shows of one run's table: summary, figure, table, CSV, label notes."""
-    shown = _beside_floor(_ledger_values(df, ledger), floor)
+    shown = _beside_floor(_ledger_values(df, ledger, run), floor)
     return {"run": run, "summary": _summary(t, df, root / "targets" / f"{t.name}.claims.csv"),
             "figure": _embed_png(root / "figures" / f"{t.name}.png"),
             "caption": figure_caption(root / "figures" / f"{t.name}.png"),
@@ -188,10 +211,16 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         ledger, ledger_source = the_ledger(results, reference if ref_prov else None, claims=claims,
                                            reference_claims=reference_claims if ref_prov else None,
                                            gpu_here=not no_gpu)
-    # a target whose claims all come from the reference run shows the reference run's table
+    # a target with claims shows the table of the run its claims come from: the reference run's
+    # where they all do, else this machine's own table wherever it made one (issue 53)
     by_target = ledger.groupby("target")[FROM_RUN].agg(lambda s: set(s))
-    use_ref |= {t for t, runs in by_target.items() if runs == {REFERENCE}
-                and ref_tables.get(t) is not None}
+    judged_here = set(ledger.loc[(ledger[FROM_RUN] == THIS_MACHINE)
+                                 & (ledger["verdict"] != "not testable here"), "target"])
+    for t, runs in by_target.items():
+        if runs == {REFERENCE} and ref_tables.get(t) is not None:
+            use_ref.add(t)
+        elif t in judged_here and local_tables.get(t) is not None:
+            use_ref.discard(t)
     # the report's order: documents as listed, targets as registered, claims as the ledger has them
     order = {t.name: i for i, t in enumerate(all_targets())}
     docs = {d.short: i for i, d in enumerate((*DOCUMENTS, BEYOND))}
@@ -210,11 +239,14 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
             local, ref = local_tables.get(t.name), ref_tables.get(t.name)
             if t.name in use_ref:
                 item["shown"] = _shown(t, reference, ref, REFERENCE, floor, mine)
-                item["not_run_line"] = local is not None
+                if local is not None:  # its own table, if it ran any of it, collapsed below
+                    item["not_run_line"] = "no GPU" if _not_run_here(local) else "set aside"
+                    if not _not_run_here(local):
+                        item["other"] = _shown(t, results, local, THIS_MACHINE, floor, mine)
             elif local is not None:
-                item["shown"] = _shown(t, results, local, "this machine", floor, mine)
+                item["shown"] = _shown(t, results, local, THIS_MACHINE, floor, mine)
                 if ref is not None:
-                    item["other"] = _shown(t, reference, ref, REFERENCE, floor)
+                    item["other"] = _shown(t, reference, ref, REFERENCE, floor, mine)
             if (item["shown"] or {}).get("run") == REFERENCE or item["other"]:
                 item["provenance"] = table_provenance(reference, t, ref_settings.get(t.name))
                 if not item["provenance"]:

@@ -39,8 +39,8 @@ def terminal_summary(report: str, started: float) -> str:
     lines.append(f"{total} claims: " + ", ".join(f"{n} {v}" for v, n in record["claims"].items()))
     if record.get("claims_from_reference"):
         lines.append(f"({record['claims_from_reference']} of the {total} from the committed "
-                     "reference run, where it has the better evidence: real data, or a GPU this "
-                     "machine lacks)")
+                     "reference run, where it has the better evidence: a setting this machine's "
+                     "falls short of, real data, or a GPU this machine lacks)")
     elif record["from_reference"]:
         lines.append(f"({len(record['from_reference'])} GPU targets counted from the committed "
                      "reference run: this machine has no GPU)")
