@@ -28,7 +28,7 @@ window.addEventListener("load", () => {
   const W = window.innerWidth, out = {width: W, page_width: document.documentElement.scrollWidth,
                                      page_height: document.documentElement.scrollHeight};
   const outside = e => !e.closest(".tbl.all");
-  out.shown_at_load = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+  out.shown_at_load = Array.from(document.querySelectorAll("#claims-table tbody tr.claim")).filter(
     tr => !tr.hidden).length;
   out.search_at_load = location.search;
   out.overflowing_tables = Array.from(document.querySelectorAll(".tbl")).filter(
@@ -45,8 +45,8 @@ window.addEventListener("load", () => {
   // every link to a claim lands on a row, and what each section says of a claim
   out.claim_links = Array.from(document.querySelectorAll('a[href^="#claim-"]')).map(a => a.getAttribute("href"));
   out.claim_anchor_missing = out.claim_links.filter(h => !document.getElementById(h.slice(1)));
-  out.claim_ids = Array.from(document.querySelectorAll("#claims-table tbody tr")).map(tr => tr.id);
-  out.claims_ours = Object.fromEntries(Array.from(document.querySelectorAll("#claims-table tbody tr")).map(
+  out.claim_ids = Array.from(document.querySelectorAll("#claims-table tbody tr.claim")).map(tr => tr.id);
+  out.claims_ours = Object.fromEntries(Array.from(document.querySelectorAll("#claims-table tbody tr.claim")).map(
     tr => [tr.dataset.claim, tr.querySelector("td.ours").textContent.trim()]));
   out.section_ours = Array.from(document.querySelectorAll("table.claims tbody tr")).map(
     tr => [tr.dataset.claim, tr.querySelector("td.ours").textContent.trim()]);
@@ -60,6 +60,9 @@ window.addEventListener("load", () => {
   out.claims_table_width = ct ? Math.round(ct.getBoundingClientRect().width) : 0;
   out.claims_table_height = ct ? Math.round(ct.getBoundingClientRect().height) : 0;
   out.viewport = (document.querySelector('meta[name="viewport"]') || {}).content || "";
+  // the evidence rows open at load (a claim's anchor in the address opens its own)
+  out.evidence_open = Array.from(document.querySelectorAll("#claims-table tr.ev-row")).filter(
+    t => !t.hidden).map(t => [t.previousElementSibling.id, t.textContent.replace(/\s+/g, " ").trim()]);
   const imgs = Array.from(document.images);
   out.images = imgs.length;
   out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);
@@ -71,17 +74,17 @@ window.addEventListener("load", () => {
     const c = {}; tr.querySelectorAll("td[data-verdict]").forEach(td => c[td.dataset.verdict] = +td.textContent);
     out.counts[tr.dataset.document] = c;
   });
-  out.claim_rows = Array.from(document.querySelectorAll("#claims-table tbody tr")).map(
+  out.claim_rows = Array.from(document.querySelectorAll("#claims-table tbody tr.claim")).map(
     tr => [tr.dataset.document, tr.dataset.verdict, tr.querySelector("a").getAttribute("href")]);
   // the claims table's filter and sort, as a reader uses them
   const select = document.getElementById("f-verdict");
   if (select) {
     select.value = "reproduced"; select.dispatchEvent(new Event("input"));
-    out.filtered_reproduced = Array.from(document.querySelectorAll("#claims-table tbody tr")).filter(
+    out.filtered_reproduced = Array.from(document.querySelectorAll("#claims-table tbody tr.claim")).filter(
       tr => !tr.hidden).length;
     select.value = ""; select.dispatchEvent(new Event("input"));
     document.querySelector("#claims-table th").click();
-    out.sorted_first_document = (document.querySelector("#claims-table tbody tr") || {}).dataset?.document;
+    out.sorted_first_document = (document.querySelector("#claims-table tbody tr.claim") || {}).dataset?.document;
   }
   document.querySelectorAll("button.toggle").forEach(b => b.click());   // every "all columns" view
   out.page_width_all_columns = document.documentElement.scrollWidth;

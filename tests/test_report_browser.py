@@ -116,9 +116,18 @@ def test_the_reference_runs_report_in_chromium(tmp_path):
     phone = check_narrow(out, ledger, tmp_path)
     assert phone["broken_images"] == []
     # filters live in the address: a link with ?verdict=... opens the table filtered
-    linked = probe(out, tmp_path, width=1400, query="?verdict=not+reproduced&document=safari2017")
+    linked = probe(out, tmp_path, width=1400,
+                   query="?verdict=not+reproduced&document=safari2017#claim-t1.ny")
     assert linked["shown_at_load"] == int(((ledger["verdict"] == "not reproduced")
                                            & (ledger["document"] == "safari2017")).sum())
+    # a claim's anchor opens its evidence: the document's sentence and where, ours with n, the
+    # data, the reason in full and what it read
+    [(opened, text)] = linked["evidence_open"]
+    t1 = ledger.set_index("claim_id").loc["t1.ny"]
+    assert opened == "claim-t1.ny"
+    assert f"{t1['claim']} ({t1['where']})" in text and f"n = {t1['n']}" in text
+    assert "Data (real): ny: real:" in text and t1["reason"] in text
+    assert "safari2017_table1" in text and "provenance" in text
     shots(out, tmp_path / "shots-reference",
           ["safari2017_table2", "safari2017_fig4", "senthilkumar_table", "gerritsen2012_table3_1"])
 

@@ -116,3 +116,29 @@ def test_superseded_rows_are_greyed_and_labelled(page):
                                  r'</button>)?<div class="tbl" id="[^"]*"><table class="data">'
                                  r'(.*?)</table>', html, re.S):
         assert bool(note) == ('<tr class="superseded"' in body)
+
+
+def test_a_claims_evidence_shows_the_ledgers_new_columns_where_it_has_them():
+    """Issue 53 item 2: the anchor's evidence. A ledger of issue 51 names the data's kind, the
+    departures and the tables read; an older one lacks them and still has its evidence."""
+    from graphrepro.report.page import evidence
+
+    old = {"claim": "LBR is faster", "where": "Fig. 3, p. 7", "published": "1.3", "unit": "x",
+           "band": "1.2-1.4", "ours": "1.205", "ours_low": "1.07", "ours_high": "1.265",
+           "n": "100 sources x 2 trials", "interval": "95% bootstrap over sources",
+           "data": "ny: real: http://example.org/ny.gr.gz", "reason": "ours 1.205 (1.07-1.265) "
+           "is inside", "run": "run 3 2026-11-26 (6e86660)", "sources": "100", "trials": "2"}
+    e = evidence(old)
+    assert (e["sentence"], e["where"], e["published"], e["ours"], e["kind"], e["tables"],
+            e["departures"]) == ("LBR is faster", "Fig. 3, p. 7", "1.3x", "1.2 [1.1, 1.3]x",
+                                 "real", [], [])
+    assert e["reason"] == "ours 1.2 (1.1-1.3) is inside"
+    assert e["read"] == [("made in", "run 3 2026-11-26 (6e86660)"), ("sources", "100"),
+                         ("trials", "2")]
+    new = evidence({**old, "data_kind": "real topology, modelled weights", "device": "NVIDIA H200",
+                    "departure": "sides timed in different jobs; 2 trials, not 10",
+                    "tables": "runs/ny/harish.csv; runs/ny/lbr@k=4+t=2.csv"})
+    assert new["kind"] == "real topology, modelled weights"
+    assert new["departures"] == ["sides timed in different jobs", "2 trials, not 10"]
+    assert new["tables"] == ["runs/ny/harish.csv", "runs/ny/lbr@k=4+t=2.csv"]
+    assert ("device", "NVIDIA H200") in new["read"]

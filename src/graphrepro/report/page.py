@@ -133,7 +133,7 @@ def run_text(row) -> tuple[str, str]:
 
 def data_kind(row) -> str:
     """What the row's data was: the ledger's ``data_kind`` where it has one, else read from its
-    ``data`` (real / real topology / stand-in / synthetic)."""
+    ``data`` where it says (real / real topology / stand-in)."""
     kind = str(row.get("data_kind") or "").strip()
     if kind:
         return kind
@@ -144,7 +144,7 @@ def data_kind(row) -> str:
         return "real topology"
     if re.search(r"\breal\b", data):
         return "real"
-    return "synthetic" if data else ""
+    return ""  # a terrain's name alone does not say: the ledger's data_kind does (issue 51)
 
 
 def setting_text(row) -> str:
@@ -179,6 +179,28 @@ def both_runs(r: dict) -> list[dict]:
             for side, counted in ((r, True), (other, False))]
 
 
+def _listed(cell) -> list[str]:
+    return [p.strip() for p in str(cell or "").split(";") if p.strip()]
+
+
+def evidence(r: dict) -> dict:
+    """What a claim's anchor opens: the document's sentence and where it says it, the published
+    value and band, ours with its interval, n and how the interval was made, the data (its kind,
+    every departure from the document's method the tables record), the reason in full, and the
+    tables, run, sources, trials, device and launch path it read (each where the ledger has
+    it: a ledger before issue 51 lacks data_kind, departure, tables and device)."""
+    read = [(label, str(r.get(key) or "")) for key, label in (
+        ("run", "made in"), ("sources", "sources"), ("trials", "trials"), ("device", "device"),
+        ("launch_path", "launch path")) if str(r.get(key) or "")]
+    return {"sentence": str(r.get("claim") or ""), "where": str(r.get("where") or ""),
+            "published": with_unit(r.get("published", ""), r.get("unit", "")),
+            "band": str(r.get("band") or ""), "ours": ours_text(r), "n": str(r.get("n") or ""),
+            "interval": str(r.get("interval") or ""), "kind": data_kind(r),
+            "data": _listed(r.get("data")), "departures": _listed(r.get("departure")),
+            "reason": reason_text(r.get("reason", "")), "tables": _listed(r.get("tables")),
+            "read": read, "setting": setting_text(r)}
+
+
 def claim_rows(ledger: pd.DataFrame) -> list[dict]:
     """The ledger's rows as the page shows them: every value formatted once, here."""
     out = []
@@ -191,7 +213,7 @@ def claim_rows(ledger: pd.DataFrame) -> list[dict]:
                     "ours_shown": ours_text(r), "reason_short": reason_short,
                     "reason_more": more, "run_short": run_short, "run_full": run_full,
                     "balance": hardware_balance(r), "both": both_runs(r),
-                    "kind": data_kind(r), "setting": setting_text(r)})
+                    "kind": data_kind(r), "setting": setting_text(r), "evidence": evidence(r)})
     return out
 
 
