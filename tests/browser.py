@@ -63,6 +63,9 @@ window.addEventListener("load", () => {
   // the evidence rows open at load (a claim's anchor in the address opens its own)
   out.evidence_open = Array.from(document.querySelectorAll("#claims-table tr.ev-row")).filter(
     t => !t.hidden).map(t => [t.previousElementSibling.id, t.textContent.replace(/\s+/g, " ").trim()]);
+  out.both_rows = Array.from(document.querySelectorAll("#claims-table tr.claim .both")).map(
+    d => [d.closest("tr").id, d.textContent.replace(/\s+/g, " ").trim()]);
+  out.headline = (document.querySelector("dl.glance dd") || {}).textContent || "";
   const imgs = Array.from(document.images);
   out.images = imgs.length;
   out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);

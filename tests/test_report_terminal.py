@@ -54,6 +54,24 @@ def test_claims_prints_the_merged_ledger_in_100_columns_or_as_csv_and_json(tmp_p
     assert max(len(line) for line in wide.stdout.splitlines()) <= 140
 
 
+def test_claims_fits_the_width_asked_and_COLUMNS_footer_included(tmp_path):
+    """Finding 10 of issue 53: rows and footer within --width, else COLUMNS; and a value is never
+    rounded away in the terminal either (finding 5: s.edge_vs_vertex's 0.3699 is not "0")."""
+    empty = str(tmp_path / "results")
+    for args, env in ((["--width", "80"], {}), ([], {"COLUMNS": "72"}),
+                      (["--width", "140"], {"COLUMNS": "72"})):
+        out = subprocess.run([sys.executable, "-m", "graphrepro", "claims", "--results", empty,
+                              *args], capture_output=True, text=True, cwd=REPO,
+                             env={**os.environ, **env})
+        assert out.returncode == 0, out.stderr
+        width = int(args[1]) if args else 72
+        lines = (out.stdout + out.stderr).splitlines()
+        assert max(len(line) for line in lines) <= width, (args, env)
+        assert "claims from" in out.stderr
+    edge = next(line for line in out.stdout.splitlines() if line.startswith("s.edge_vs_vertex"))
+    assert " 0.37 [0.0049, 4.4] " in edge
+
+
 def test_progress_names_each_step_and_the_time_left():
     now = [0.0]
     out = io.StringIO()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from .. import atomic
@@ -40,10 +41,11 @@ def cmd_claims(args) -> int:
     elif args.format == "json":
         print(json.dumps(ledger.to_dict("records"), indent=1))
     else:
-        print(claims_table(ledger, args.width))
-        print(f"({len(ledger)} claims from {source}; --width 140 adds the claims' words; "
-              "--format csv or json gives every column)",
-              file=sys.stderr)
+        width = args.width or terminal_width()
+        print(claims_table(ledger, width))
+        print(textwrap.fill(f"({len(ledger)} claims from {source}; --width 140 adds the claims' "
+                            "words; --format csv or json gives every column)", width,
+                            break_on_hyphens=False), file=sys.stderr)
     return 0
 
 
@@ -82,6 +84,13 @@ def _print_changes(before, after, args) -> int:
     return 0
 
 
+def terminal_width() -> int:
+    """The width to print in: ``COLUMNS`` where set, else the terminal's, else 100."""
+    import shutil
+
+    return max(20, shutil.get_terminal_size((100, 24)).columns)
+
+
 def claims_table(ledger, width: int = 100) -> str:
     """The ledger as a plain table no wider than ``width``: id, verdict, ours, published, run,
     and, where at least 20 characters are left, the claim's words; a cell too long for its
@@ -104,8 +113,9 @@ def claims_table(ledger, width: int = 100) -> str:
     rest = width - sum(widths) - 2 * len(widths)
     if rest >= 20:
         widths.append(rest)
-    else:  # no room for the words: the five columns share the width
-        widths[-1] = max(4, widths[-1] + min(0, width - sum(widths) - 2 * (len(widths) - 1)))
+    else:  # no room for the words: the five columns share the width, the widest giving first
+        while sum(widths) + 2 * (len(widths) - 1) > width and max(widths) > 4:
+            widths[widths.index(max(widths))] -= 1
     lines = ["  ".join(cut(c, w).ljust(w) for c, w in zip(r, widths)).rstrip()
              for r in [head, *rows]]
     return "\n".join(lines)
@@ -125,7 +135,9 @@ def add_claims(sub) -> None:
     sp.add_argument("--verdict", help="only claims with this verdict (e.g. 'not reproduced')")
     sp.add_argument("--format", choices=("table", "csv", "json"), default="table",
                     help="table (default: fits --width columns), csv or json (every column)")
-    sp.add_argument("--width", type=int, default=100, help="the table's width in characters")
+    sp.add_argument("--width", type=int, default=None,
+                    help="the table's width in characters, footer included (default: COLUMNS, "
+                         "else the terminal's width, else 100)")
     sp.add_argument("--output", help="write the ledger as CSV here (besides printing it)")
     sp.add_argument("--changed-from", metavar="LEDGER",
                     help="an older ledger CSV (a run this one replaces): print the verdicts per "
