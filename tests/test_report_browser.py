@@ -151,7 +151,7 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
     # real NY: both rows shown, labelled, the reference's counted (issue 53)
     small = local[local["claim_id"] == "t1.ny"].assign(
         claim_id="t2.lbr.speedup", target="safari2017_table2", verdict="not reproduced",
-        ours="0.4", ours_low="0.3", ours_high="0.5")
+        ours="0.4", ours_low="0.3", ours_high="0.5", unit="x")
     local = pd.concat([local, small])
     claims = tmp_path / "claims.csv"
     local.to_csv(claims, index=False)
@@ -170,7 +170,9 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
                                                          "claim_id"]}
         assert {row for row, _ in seen["both_rows"]} == judged_twice
         both = dict(seen["both_rows"])["claim-t2.lbr.speedup"]
-        assert "reference run (real; ny" in both and ": counted" in both
-        assert "this machine (stand-in; ny at scale 0.001" in both and "0.40 [0.30, 0.50]" in both
+        assert both.startswith("reference run (") and "100 sources): 1.2 [1.1, 1.3]x" in both
+        assert ": counted" in both and both.endswith(
+            "this machine (stand-in; ny at scale 0.001): 0.40 [0.30, 0.50]x, not reproduced: "
+            "set aside")
         assert "from the reference run, " in seen["headline"]
     shots(out, tmp_path / "shots-here", ["claims", "safari2017_fig3"])

@@ -60,6 +60,22 @@ def test_a_mistyped_config_key_is_named_in_a_line(tmp_path):
     assert len(text.splitlines()) < 12 and "additionalProperties" not in text
 
 
+def test_a_mistyped_target_names_the_closest_ones():
+    """Finding 10 of issue 53: in `rerun` and in snakemake alike, one line with the closest names
+    (difflib), not a MissingRuleException."""
+    out = graphrepro("rerun", "safari2017_tabel2", "--dry-run")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("error: unknown target 'safari2017_tabel2'; the closest: "
+                                  "safari2017_table2, safari2017_table1, safari2017_calnev; "
+                                  "`python -m graphrepro targets` lists them")
+    made = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1",
+                           "safari2017_tabel2"], capture_output=True, text=True, cwd=REPO)
+    assert made.returncode != 0
+    text = made.stdout + made.stderr
+    assert "unknown target 'safari2017_tabel2'; the closest: safari2017_table2" in text
+    assert "MissingRuleException" not in text and len(text.splitlines()) < 8
+
+
 def _native_run(solver: str):
     """The run table of a native baseline on a 16-vertex grid, 2 sources, 1 trial."""
     graph = road_grid(4, 4, keep=1.0, seed=1, name="g16")

@@ -31,4 +31,15 @@ def get_target(name: str) -> Target:
             return t
     from ..errors import InputError
 
-    raise InputError(f"unknown target {name!r}; `python -m graphrepro targets` lists them")
+    raise InputError(unknown_target(name))
+
+
+def unknown_target(name: str, known=None) -> str:
+    """One line for a target that is not one: the closest names (a typo's fix), and where the
+    list is. ``known``: the names to match against (default: every target)."""
+    import difflib
+
+    names = list(known) if known is not None else [t.name for t in all_targets()]
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    hint = f"; the closest: {', '.join(close)}" if close else ""
+    return f"unknown target {name!r}{hint}; `python -m graphrepro targets` lists them"

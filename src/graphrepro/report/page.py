@@ -137,14 +137,14 @@ def data_kind(row) -> str:
     kind = str(row.get("data_kind") or "").strip()
     if kind:
         return kind
-    data = str(row.get("data") or "")
-    if "STAND-IN" in data:
-        return "stand-in"
-    if "real topology" in data:
-        return "real topology"
-    if re.search(r"\breal\b", data):
-        return "real"
-    return ""  # a terrain's name alone does not say: the ledger's data_kind does (issue 51)
+    kinds = []
+    for part in _listed(row.get("data")):
+        kind = ("stand-in" if "STAND-IN" in part else "real topology" if "real topology" in part
+                else "real" if re.search(r"\breal\b", part) else None)
+        if kind and kind not in kinds:
+            kinds.append(kind)
+    # a terrain's name alone does not say which it is: the ledger's data_kind does (issue 51)
+    return " and ".join(kinds)
 
 
 def setting_text(row) -> str:
