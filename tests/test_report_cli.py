@@ -142,3 +142,14 @@ def test_gpu_and_paper_configs_write_their_own_results_and_report(config):
     cfg = yaml.safe_load((REPO / "config" / config).read_text())
     assert cfg["results"] != "results" and cfg["report"] != "reports/index.html"
     assert cfg["report"].startswith("reports/") and not cfg["report"].startswith("reports/reference")
+
+
+def test_every_report_and_claims_option_says_what_it_takes():
+    """Finding 8 of issue 53: `graphrepro report --help` explains every option."""
+    from graphrepro.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.choices and "report" in a.choices)
+    for name in ("report", "claims"):
+        silent = [a.dest for a in sub.choices[name]._actions
+                  if a.dest != "help" and not (a.help or "").strip()]
+        assert silent == [], name

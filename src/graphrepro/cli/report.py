@@ -165,12 +165,24 @@ def cmd_report(args) -> int:
 
 
 def add_report(sub) -> None:
-    sp = sub.add_parser("report", help="write the HTML report from the target tables")
-    sp.add_argument("--results", default="results")
-    sp.add_argument("--reference", default="reports/reference")
+    sp = sub.add_parser("report", help="write the HTML report from the target tables (the "
+                                       "workflow's last step; by hand: the reference run's own "
+                                       "page in seconds, no retabulate)")
+    sp.add_argument("--results", default="results",
+                    help="the results directory whose targets/*.csv, figures and run records "
+                         "the page shows (default: results); the reference folder itself gives "
+                         "the reference run's own page")
+    sp.add_argument("--reference", default="reports/reference",
+                    help="the committed reference run: its tables stand in where this machine "
+                         "ran none, and its ledger is merged with this run's")
     sp.add_argument("--config", help="the config the results came from (shown in the report)")
-    sp.add_argument("--output", default="reports/index.html")
-    sp.add_argument("--claims", help="this run's claims ledger (written by `claims --output`)")
+    sp.add_argument("--output", default="reports/index.html",
+                    help="the page to write (default: reports/index.html); index.summary.json "
+                         "is written beside it")
+    sp.add_argument("--claims", help="this run's claims ledger: the workflow's merged one "
+                                     "(reports/claims.csv, used as it is) or a run's own "
+                                     "(merged here with the reference's); default: the results' "
+                                     "targets/*.claims.csv")
     sp.add_argument("--reference-claims", default="reports/reference/claims.csv",
                     help="the reference run's claims ledger CSV, used where it exists")
     sp.add_argument("--reference-config", nargs="*", default=None,
