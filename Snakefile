@@ -102,7 +102,9 @@ if is_dry_run(sys.argv[1:]):
     from graphrepro.plan import needs_line, plan
     from graphrepro.report.ledger import gpu_target_names
 
-    _plan = plan(config, max(1, HOST_GPUS or 1), max(workflow.cores, 2), Path(REFERENCE),
+    # the plan of this config on this machine: its GPUs (none: GPU jobs only record "not run")
+    _gpus = HOST_GPUS if HOST_GPUS is not None else len(candidate_devices())
+    _plan = plan(config, _gpus, max(workflow.cores, 2), Path(REFERENCE),
                  timed_cores=len(HOST_TIMED_CPUS) if HOST else None, cpu_slots=HOST_CPU_SLOTS)
     print(needs_line(config, _plan, len(candidate_devices()), gpu_target_names()), file=sys.stderr)
 

@@ -553,3 +553,16 @@ def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_w
             assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=\d+ GRAPHREPRO_GPUS= "
                             r"CUDA_VISIBLE_DEVICES= ", shell), shell
     assert seen == {"gpu", "cpu", "estimated"}
+
+
+def test_a_plan_without_a_gpu_counts_its_gpu_jobs_as_not_run(tmp_path):
+    """Finding 6 of issue 53: on a machine with no GPU the estimate is this machine's (a GPU job
+    only records "not run"), not the recorded GPU minutes on 1 GPU."""
+    from graphrepro.plan import NOT_RUN_S
+
+    res, ref = tmp_path / "res", tmp_path / "ref"
+    _record(res / "runs/g/harish.csv", wall=612.0, per_source=60.0, sources=10)
+    with_gpu, without = plan(_config(), 1, 4, ref, res), plan(_config(), 0, 4, ref, res)
+    assert with_gpu["gpu_s"] == pytest.approx(612.0)
+    assert without["gpu_s"] == pytest.approx(NOT_RUN_S) and without["gpus"] == 0
+    assert without["wall_s"] < with_gpu["wall_s"] - 500

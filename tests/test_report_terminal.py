@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
 from graphrepro.report.progress import (Progress, is_dry_run, resume_line,
                                         step_name, stopped_line)
@@ -138,11 +139,18 @@ def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
     assert "about 2 min on 1 GPU(s)" in line and "\n" not in line
     line = needs_line({"targets": {"c": {}}}, {**p, "gpu_s": 0.0}, 0, {"a"})
     assert "needs no GPU" in line and "stand-ins" in line
+    # finding 6 of issue 53: no GPU here is said so, and the stand-ins' size is the config's
+    line = needs_line({"targets": {"a": {}}, "graphs": {"ny": {"dataset": "ny", "scale": 0.001}}},
+                      {**p, "gpus": 0}, 0, {"a"})
+    assert "(1/1000-size stand-ins, built in place)" in line and "GPU(s)" not in line
+    assert line.endswith("about 2 min with 4 cores and no GPU")
     out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
                           "config/h100.yaml"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     [needs] = [x for x in (out.stdout + out.stderr).splitlines() if x.startswith("graphrepro: this")]
-    assert "CUDA GPU for" in needs and "stand-ins" in needs and "timed jobs" in needs
+    assert "CUDA GPU for" in needs and "paper-size stand-ins" in needs and "timed jobs" in needs
+    if not candidate_devices():  # the plan of this machine: no GPU, no GPU minutes in its wall
+        assert "GPU(s)" not in needs and needs.endswith("with 1 cores and no GPU")
 
 
 def test_rerun_says_a_gpu_target_cannot_be_measured_here_and_never_remakes_graphs():

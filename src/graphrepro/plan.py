@@ -322,12 +322,21 @@ def as_jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
     return list(by_key.values()) + grouped
 
 
+# What a GPU job costs on a machine without one: the job starts, finds no CUDA device and writes
+# its "not run" rows (seconds: the interpreter and the solvers' imports).
+NOT_RUN_S = 4.0
+
+
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
          timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
-    """The whole plan: per target its jobs and seconds, the totals and the expected wall time."""
+    """The whole plan: per target its jobs and seconds, the totals and the expected wall time.
+    ``gpus`` 0: this machine has none, and its GPU jobs only record "not run"."""
     sources = int(config.get("measure", {}).get("sources", 6))
     runs = plan_runs(config, reference, results, targets) + plan_blocks(config, reference, results,
                                                                         targets)
+    if gpus == 0:  # no GPU here: a GPU run only records "not run", a job start's seconds each
+        runs = [replace(r, fixed_s=NOT_RUN_S, per_source_s=0.0) if r.device == "gpu" else r
+                for r in runs]
     timed_cores = timed_cores or max(1, min(16, cores // 4))
     prep_threads = max(1, cores - timed_cores - gpus)
     refs = reference_seconds(config, runs, reference, results)
@@ -395,13 +404,37 @@ def needs_line(config: dict, p: dict, gpus_here: int, gpu_targets: set[str] = fr
                 files.append(ds.filename)
     mirrors = ", ".join(map(str, config.get("offline_mirrors") or [])) or "none set"
     data = (f"real files from an offline mirror ({mirrors}) or a download: {', '.join(files)}"
-            if files else "no downloads (paper-size stand-ins, built in place)")
+            if files else f"no downloads ({standin_sizes(config)}, built in place)")
     return f"graphrepro: this run {need}; {data}; " + one_line(p)
+
+
+def standin_sizes(config: dict) -> str:
+    """The size of the config's stand-ins for the documents' graphs, from their ``scale``
+    ("1/1000-size stand-ins"; "paper-size stand-ins" at scale 1)."""
+    from fractions import Fraction
+
+    scales = sorted({float((g or {}).get("scale", 1)) for g in (config.get("graphs") or {}).values()
+                     if isinstance(g, dict) and g.get("dataset")})
+    if not scales:
+        return "synthetic graphs" if config.get("graphs") else "stand-ins"
+
+    def size(x: float) -> str:
+        if x >= 1:
+            return "paper"
+        f = Fraction(x).limit_denominator(1_000_000)
+        return f"{f.numerator}/{f.denominator}"
+
+    span = size(scales[0]) if len(scales) == 1 else f"{size(scales[0])}- to {size(scales[-1])}"
+    return f"{span}-size stand-ins"
 
 
 def one_line(p: dict) -> str:
     """The plan's totals in one line."""
-    return (f"graphrepro plan: {p['jobs']} timed jobs, {p['gpu_s'] / 60:.0f} GPU-min and "
-            f"{p['cpu_s'] / 60:.0f} CPU-min timed, {p['reference_cpu_s'] / 60:.0f} CPU-min of "
-            f"references; about {p['wall_s'] / 60:.0f} min on {p['gpus']} GPU(s) with "
-            f"{p['cores']} cores")
+    if p["gpus"]:
+        timed, where = (f"{p['gpu_s'] / 60:.0f} GPU-min and {p['cpu_s'] / 60:.0f} CPU-min timed",
+                        f"on {p['gpus']} GPU(s) with {p['cores']} cores")
+    else:  # no GPU here: its GPU jobs time nothing
+        timed, where = (f"{p['cpu_s'] / 60:.0f} CPU-min timed (the GPU jobs only record 'not "
+                        "run')", f"with {p['cores']} cores and no GPU")
+    return (f"graphrepro plan: {p['jobs']} timed jobs, {timed}, {p['reference_cpu_s'] / 60:.0f} "
+            f"CPU-min of references; about {p['wall_s'] / 60:.0f} min {where}")
