@@ -150,7 +150,7 @@ def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
     [needs] = [x for x in (out.stdout + out.stderr).splitlines() if x.startswith("graphrepro: this")]
     assert "CUDA GPU for" in needs and "paper-size stand-ins" in needs and "timed jobs" in needs
     if not candidate_devices():  # the plan of this machine: no GPU, no GPU minutes in its wall
-        assert "GPU(s)" not in needs and needs.endswith("with 1 cores and no GPU")
+        assert "GPU(s)" not in needs and needs.endswith("with 2 cores and no GPU")
 
 
 def test_rerun_says_a_gpu_target_cannot_be_measured_here_and_never_remakes_graphs():
