@@ -55,3 +55,19 @@ def test_table2_with_no_gpu_method_says_so():
     runs = load_runs(sorted(RUNS.glob("ny/dijkstra.csv")))
     fig = draw("safari2017_table2", runs, published=published("safari2017"))
     assert any("no GPU method" in t.get_text() for ax in fig.axes for t in ax.texts)
+
+
+def test_the_documents_own_numbers_are_drawn_where_they_give_them():
+    """Finding 9 of issue 53: an2017 Fig. 1 marks the document's fastest setting (it gives no
+    times); senthilkumar's time panel draws the results table's published times."""
+    runs = load_runs(sorted(RUNS.glob("dense_*/an_bf_dense*.csv")))
+    right = draw("an2017_fig1", runs, published=published("an2017")).axes[1]
+    assert [line.get_xdata()[0] for line in right.lines if line.get_linestyle() == ":"] == [4.0]
+    from graphrepro.experiments.senthilkumar import TABLE_RUNS
+
+    runs = load_runs([p for v in TABLE_RUNS for p in sorted(RUNS.glob(f"*/{v}.csv"))
+                      if p.parent.name in ("msdoor", "amazon0312", "web_google")])
+    left = draw("senthilkumar_table", runs, published=published("senthilkumar")).axes[0]
+    [paper] = [c for c in left.collections if c.get_label().startswith("paper")]
+    assert sorted(float(y) for _, y in paper.get_offsets()) == sorted(
+        [1033.0, 768.0, 12.0, 24.0, 23.0, 32.541])

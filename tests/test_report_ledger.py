@@ -275,3 +275,16 @@ def test_a_tables_rows_read_the_ledgers_number_and_say_its_run():
     ref = _ledger_values(table, ledger, "reference run")
     assert list(ref["verdict"])[:3] == ["reproduced", "reproduced",
                                         "inconclusive (this machine, 6 x 3: 2.1 [1.9, 2.3]x)"]
+
+
+def test_a_third_row_label_is_shown_where_it_takes_three_to_tell_rows_apart():
+    """Finding 9 of issue 53: Fig. 4's rows differ by graph, solver and vertices per thread t;
+    without t they read as duplicates with different verdicts."""
+    rows = pd.DataFrame({"graph": ["ny"] * 3 + ["cn"] * 3, "data": "real",
+                         "solver": ["lbr", "lbr", "lbr_persistent"] * 2,
+                         "vertices per thread t": ["1", "2", "1"] * 2,
+                         **{f"k={k} (ms)": "1.0" for k in range(1, 6)}, "note": "", "verdict": ""})
+    shown = default_columns(list(rows.columns), rows)
+    assert shown[:1] + shown[-7:] == ["graph", "vertices per thread t", "k=1 (ms)", "k=2 (ms)",
+                                      "k=3 (ms)", "k=4 (ms)", "k=5 (ms)", "verdict"]
+    assert "solver" in shown

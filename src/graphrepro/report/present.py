@@ -47,14 +47,25 @@ def _role(col: str) -> str | None:
     return None
 
 
-def default_columns(columns: list[str]) -> list[str]:
+def default_columns(columns: list[str], df: pd.DataFrame | None = None) -> list[str]:
     """The columns shown before "all columns": up to two row labels, data, then published, ours
-    and ratio columns as the table orders them, and verdict; at most MAX_DEFAULT_COLUMNS."""
+    and ratio columns as the table orders them, and verdict; at most MAX_DEFAULT_COLUMNS. Given
+    the table, a label that is the same on every row tells rows apart no better than none and
+    gives way to one that does (Fig. 4's "vertices per thread t" before its one solver)."""
     if len(columns) <= MAX_DEFAULT_COLUMNS:
         return list(columns)
-    labels = [c for c in _LABELS if c in columns][:2] or columns[:1]
+    labels = [c for c in _LABELS if c in columns]
+    extra = 0
+    if df is not None and len(df) > 1:
+        varying = [c for c in labels if df[c].nunique() > 1]
+        labels = varying + [c for c in labels if c not in varying]
+        # a third label where it takes three to tell the rows apart (graph, solver and t), in
+        # a narrow column of its own beside the rest
+        extra = int(len(varying) >= 3 and not df.duplicated(varying[:3]).any()
+                    and df.duplicated(varying[:2]).any())
+    labels = labels[:2 + extra] or columns[:1]
     picked = set(labels)
-    budget = MAX_DEFAULT_COLUMNS - len(labels) - ("verdict" in columns)
+    budget = MAX_DEFAULT_COLUMNS - len(labels) + extra - ("verdict" in columns)
     for c in ("data", "run", "published", "ours", "ratio"):  # a claims-style table's own first
         if c in columns and budget > 0:
             picked.add(c)
@@ -133,7 +144,7 @@ def _superseded(row) -> bool:
 def html_table(df: pd.DataFrame, table_id: str) -> str:
     """The table with its extra columns marked (hidden until "all columns" is pressed)."""
     columns = list(df.columns)
-    shown = set(default_columns(columns))
+    shown = set(default_columns(columns, df))
     extra = [c for c in columns if c not in shown]
     esc = html.escape
     hidden = ' class="extra"'
