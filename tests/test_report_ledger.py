@@ -196,24 +196,21 @@ def test_a_local_run_short_of_the_references_setting_never_overrides_it():
     row = {**ledger_rows("gerritsen2012_fig3_6", "gerritsen2012", ["x"])[0], "claim_id": "f36"}
     jacksboro = "terrain jacksboro: 16 centre blocks of 32^2"
     neuse = "terrain neuse_dem: 10000 centre blocks of 256^2"
-    local = pd.DataFrame([
-        {**row, "verdict": "not reproduced", "ours": "3.162", "data": jacksboro, "n": "16 blocks"},
-        {**row, "claim_id": "t54", "verdict": "not reproduced",
-         "data": "jacksboro: real: http://example.org/jacksboro.asc"},
-        {**row, "claim_id": "few.sources", "verdict": "reproduced", "sources": "10",
-         "data": "ny: real: http://example.org/ny.gr.gz"},
-        {**row, "claim_id": "same", "verdict": "reproduced", "sources": "100",
-         "data": "ny: real: http://example.org/ny.gr.gz"},
-        {**row, "claim_id": "cpu.here", "verdict": "reproduced", "device": "CPU"}])
-    ref = pd.DataFrame([
-        {**row, "verdict": "reproduced", "ours": "74.98", "data": neuse, "n": "10000 blocks"},
-        {**row, "claim_id": "t54", "verdict": "reproduced",
-         "data": "neuse_dem: STAND-IN (paper-size diamond_square, seed 111) for Neuse"},
-        {**row, "claim_id": "few.sources", "verdict": "not reproduced", "sources": "100",
-         "data": "ny: real: http://example.org/ny.gr.gz"},
-        {**row, "claim_id": "same", "verdict": "not reproduced", "sources": "100",
-         "data": "ny: real: http://example.org/ny.gr.gz"},
-        {**row, "claim_id": "cpu.here", "verdict": "not reproduced", "device": "NVIDIA H200"}])
+    ny = "ny: real: http://example.org/ny.gr.gz"
+    pairs = {  # claim: (this machine's cells, the reference run's)
+        "f36": ({"verdict": "not reproduced", "ours": "3.162", "data": jacksboro, "n": "16 blocks"},
+                {"verdict": "reproduced", "ours": "74.98", "data": neuse, "n": "10000 blocks"}),
+        "t54": ({"verdict": "not reproduced", "data": "jacksboro: real: http://example.org/j.asc"},
+                {"verdict": "reproduced",
+                 "data": "neuse_dem: STAND-IN (paper-size diamond_square, seed 111) for Neuse"}),
+        "few.sources": ({"verdict": "reproduced", "sources": "10", "data": ny},
+                        {"verdict": "not reproduced", "sources": "100", "data": ny}),
+        "same": ({"verdict": "reproduced", "sources": "100", "data": ny},
+                 {"verdict": "not reproduced", "sources": "100", "data": ny}),
+        "cpu.here": ({"verdict": "reproduced", "device": "CPU"},
+                     {"verdict": "not reproduced", "device": "NVIDIA H200"})}
+    local, ref = (pd.DataFrame([{**row, "claim_id": c, **cells[side]} for c, cells in pairs.items()])
+                  for side in (0, 1))
     merged = merge_ledgers(local, ref).set_index("claim_id")
     assert dict(merged["from_run"]) == {"f36": "reference run", "t54": "reference run",
                                         "few.sources": "reference run", "same": "this machine",
