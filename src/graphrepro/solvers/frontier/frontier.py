@@ -453,6 +453,21 @@ def _compile(count: bool):
     return frontier
 
 
+# c, from the graph's own mean out-degree (issue 54), never from its name. The tuning set (real
+# NY, the calnev and western stand-ins, NY and calnev with weights 1..1000: mean out-degree 2.4 to
+# 2.8) put the best c at 16-64 and 32 within 3% of the best on every one of them
+# (reports/evidence/frontier4/call-4, -5); c=8, issue 21's choice for its design, was 8-34%
+# slower there. Past the degrees the tuning set covered (up to ROAD_DEGREE) c stays the value
+# rounds 2 and 3 kept, with the uniform random and web graphs in view: on the held-out uniform
+# graph (mean out-degree 8) c=32 took 4.81 ms against 3.00 for c=8 (call-7).
+ROAD_DEGREE, ROAD_C, OTHER_C = 4.0, 32.0, 8.0
+
+
+def default_c(graph) -> float:
+    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
+
+
 def _pow2_at_least(x: int) -> int:
     return 1 << max(0, int(x - 1).bit_length())
 
@@ -473,8 +488,9 @@ class _Frontier:
         chunk = chunk or threads_per_block
         if not 0 <= stage <= STAGE:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
-        if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
-            raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
+        if delta < 0 or c < 0 or chase < 0 or blocks < 0:
+            raise InputError("delta >= 0 (0: the heuristic), c >= 0 (0: from the graph's mean "
+                             "out-degree), chase >= 0 and blocks >= 0")
         if hub < 0 or not 1 <= reach <= buckets:
             raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
                              f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
@@ -487,7 +503,7 @@ class _Frontier:
                              f"threads_per_block={threads_per_block}")
         gpu.require_cuda()
         self.warp = warp
-        self.delta = delta or heuristic_delta(graph, c)
+        self.delta = delta or heuristic_delta(graph, c or default_c(graph))
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
         self.hub, self.reach, self.rounds = hub, reach, rounds
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
@@ -573,19 +589,20 @@ def _zero_kernel(array):
                       "queues, a warp expands its lanes' vertices together and chases within a "
                       "bucket, pushes are staged per slot, the block shares a hub's arcs; "
                       "termination by a pending count (issues 21, 34)",
-          # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
-          # (reports/evidence/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
-          # is one per SM). hub=32, 256 threads (chunk=0: one a thread) since issue 34's round 2;
+          # defaults: c=0 (Delta = c x mean weight / mean out-degree, c from the graph's mean
+          # out-degree: default_c above, since issue 54); lookahead=4 (8 no better, 2 slower on
+          # the tuning set: reports/evidence/frontier4/call-5); blocks=0 is one per SM. hub=32, 256
+          # threads (chunk=0: one a thread) since issue 34's round 2;
           # warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
           # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
           # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
           # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
           # threads_per_block=128,warp=0 (one run id: the line break is this comment's).
-          defaults={"delta": 0, "c": 8.0, "chase": 4, "lookahead": 4, "chunk": 0,
+          defaults={"delta": 0, "c": 0.0, "chase": 4, "lookahead": 4, "chunk": 0,
                     "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
                     "hub": 32, "reach": 1, "rounds": 1, "warp": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=4, lookahead=4, chunk=0, buckets=32,
+def frontier(graph, delta=0, c=0.0, chase=4, lookahead=4, chunk=0, buckets=32,
              threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
