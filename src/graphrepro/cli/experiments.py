@@ -49,7 +49,7 @@ def cmd_rerun(args) -> int:
     import shlex
     import subprocess
 
-    from .. import configs
+    from .. import configs, snakemake_args
     from ..experiments import get_target
 
     config = configs.load(args.configfile)
@@ -61,19 +61,22 @@ def cmd_rerun(args) -> int:
                          + (f"; add --configfile {' or '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
     _say_if_not_measurable_here(args.target)
-    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH;
-    # only a newer input remakes a job, so graphs and sources that exist are never touched
-    # (snakemake would also remake a job whose recorded code or parameters changed)
-    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--rerun-triggers",
-           "mtime"]
+    # snakemake_args: the files and target after `--`, each ./PATH, so that no config value
+    # (a results folder "-s.") can become an option; only a newer input remakes a job, so
+    # graphs and sources that exist are never touched (snakemake would also remake a job whose
+    # recorded code or parameters changed)
+    options = ["--cores", str(args.cores), "--rerun-triggers", "mtime"]
     if args.configfile:
-        cmd += ["--configfile", *args.configfile]
+        options += ["--configfile", *snakemake_args.paths(args.configfile, what="--configfile")]
     if args.dry_run:
-        cmd += ["--dry-run"]
+        options += ["--dry-run"]
     # --force remakes exactly the named files' jobs (the measurements), not their graphs or
     # sources; the target's table and figure follow because their inputs are newer.
-    cmd += ["--force", *files, args.target] if files else ["--forcerun", "compare_target", "--",
-                                                             args.target]
+    if files:
+        cmd = snakemake_args.command([*options, "--force"], [*files, args.target],
+                                     what=f"rerun {args.target}: a measured file")
+    else:
+        cmd = snakemake_args.command([*options, "--forcerun", "compare_target"], [args.target])
     print("+ " + shlex.join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
 
