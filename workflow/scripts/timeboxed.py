@@ -173,12 +173,14 @@ def _resumable(tar: tarfile.TarFile, archive: Path, root: PurePosixPath):
             rel = safepath.relative(m.name, what=what)
             if not m.isfile():
                 raise safepath.UnsafePath(f"{what} {m.name!r} is not a regular file")
-            if not (str(rel) == MANIFEST or rel.is_relative_to(METADATA)
-                    or (rel.is_relative_to(root) and rel != root)):
+            home = next((h for h in (PurePosixPath(MANIFEST), PurePosixPath(METADATA), root)
+                         if rel.is_relative_to(h) and (rel != h or h.name == MANIFEST)), None)
+            if home is None:
                 raise safepath.UnsafePath(f"{what} {m.name!r} is not a results file of "
                                           f"{str(root)!r} (nor the manifest or snakemake's "
                                           f"metadata)")
-            safepath.under(".", str(rel), what=what)  # no link of the checkout leads it out
+            if rel != home:  # no link already in the folder leads it out
+                safepath.under(home, str(rel.relative_to(home)), what=f"{what} {m.name!r}")
         except safepath.UnsafePath as e:
             raise SystemExit(f"{e}; nothing was unpacked") from None
         if str(rel) == MANIFEST:
@@ -300,9 +302,14 @@ def main(argv=None) -> int:
     deadline = args.deadline or time.time() + 60 * args.minutes
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
-    from graphrepro import configs
+    from graphrepro import configcheck, configs
+    from graphrepro.errors import InputError
 
     config = configs.load(_configfiles(smk))
+    try:
+        configcheck.check_config(config)  # its results folder before anything is unpacked there
+    except InputError as e:
+        raise SystemExit(f"timeboxed: {e}") from None
     results = Path(config.get("results", "results"))
     if args.resume and Path(args.resume).is_file():
         names = unpack(Path(args.resume), smk, results)

@@ -49,10 +49,11 @@ def cmd_rerun(args) -> int:
     import shlex
     import subprocess
 
-    from .. import configs, snakemake_args
+    from .. import configcheck, configs, snakemake_args
     from ..experiments import get_target
 
     config = configs.load(args.configfile)
+    configcheck.check_config(config)  # its paths before they reach a command line
     if not get_target(args.target).ready:
         raise InputError(f"target {args.target} is planned, not built yet")
     if args.target not in (config.get("targets") or {}):
@@ -98,9 +99,17 @@ def add_rerun(sub) -> None:
                                       "(not its graphs), then rebuild its table and figure")
     sp.add_argument("target")
     sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
-    sp.add_argument("--cores", default="all")
+    sp.add_argument("--cores", default="all", type=_cores, help="all, or a whole number >= 1")
     sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
     sp.set_defaults(func=cmd_rerun)
+
+
+def _cores(text: str) -> str:
+    import argparse
+
+    if text != "all" and not (text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is neither 'all' nor a whole number >= 1")
+    return text
 
 
 def cmd_compare(args) -> int:

@@ -344,6 +344,7 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
             manifest["not_built"][name] = "not built: verified and patched only (--no-compile)"
             continue
         part = directory / f"{name}.part"
+        part.unlink(missing_ok=True)  # nvcc must not write through a link planted there
         compile_peer(peer, tree, part, arch, nvcc, log)
         part.replace(directory / name)
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout

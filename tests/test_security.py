@@ -1,0 +1,239 @@
+"""Security, round 3 (issue 52): each test plants one attack a config, a registry, a mirror, a
+data folder or a resume archive could carry, and checks it is refused in one line with nothing
+run, written or overwritten. Fast: no snakemake run, no network past the loopback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from graphrepro import atomic, safepath, snakemake_args
+from graphrepro.cli import main
+from graphrepro.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _timeboxed():
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import timeboxed
+
+    return timeboxed
+
+
+def _archive(path: Path, members: dict, *, links: dict | None = None) -> Path:
+    """A tar.gz of {name: bytes or a dict (written as JSON)} and {name: link target}."""
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            data = json.dumps(data).encode() if isinstance(data, dict) else data
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            tar.addfile(info)
+    return path
+
+
+MANIFEST = ".timeboxed-manifest.json"
+GOOD = {MANIFEST: {"packed": 1, "left_out": []}, "res/runs/g/dijkstra.csv": b"x\n",
+        ".snakemake/metadata/cmVzL3J1bnM": b"{}"}
+
+
+# ---- 1. the time-boxed call's resume archive -------------------------------------------------
+
+@pytest.mark.parametrize("member", ["Snakefile", "workflow/rules/runs.smk", "config/config.yaml",
+                                    "src/graphrepro/__init__.py", "elsewhere/x.csv",
+                                    "../outside.csv", "/tmp/abs.csv", "res/../Snakefile",
+                                    "./res/x.csv", "-s.csv"])
+def test_a_resume_archive_unpacks_nothing_when_a_member_is_not_a_results_file(
+        tmp_path, monkeypatch, member):
+    timeboxed = _timeboxed()
+    monkeypatch.chdir(tmp_path)
+    archive = _archive(tmp_path / "a.tar.gz", {**GOOD, member: b"rule evil: shell: 'touch pwned'"})
+    with pytest.raises(SystemExit) as e:
+        timeboxed.unpack(archive, [], Path("res"))
+    assert repr(member) in str(e.value) and "nothing was unpacked" in str(e.value)
+    assert "\n" not in str(e.value)
+    assert not (tmp_path / "res").exists() and not (tmp_path / "Snakefile").exists()
+
+
+def test_a_resume_archive_with_a_link_member_or_a_link_out_of_the_results_is_refused(
+        tmp_path, monkeypatch):
+    timeboxed = _timeboxed()
+    monkeypatch.chdir(tmp_path)
+    linked = _archive(tmp_path / "l.tar.gz", GOOD, links={"res/runs/g/x.csv": "/etc/passwd"})
+    with pytest.raises(SystemExit, match="not a regular file"):
+        timeboxed.unpack(linked, [], Path("res"))
+    # the results folder holds a link out (planted before the call): nothing goes through it
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "runs").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(SystemExit, match="symbolic link"):
+        timeboxed.unpack(_archive(tmp_path / "a.tar.gz", GOOD), [], Path("res"))
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+@pytest.mark.parametrize("entry", ["--snakefile=res/evil.smk", "-sres/evil.smk", "/etc/passwd",
+                                   "res/../Snakefile", "../res/x", "other/x.npz", 7])
+def test_a_manifests_left_out_entry_must_be_a_results_path_before_snakemake_sees_it(
+        tmp_path, monkeypatch, entry):
+    timeboxed = _timeboxed()
+    monkeypatch.chdir(tmp_path)
+    archive = _archive(tmp_path / "a.tar.gz", {**GOOD, MANIFEST: {"left_out": [entry]},
+                                               "res/evil.smk": b"rule x: shell: 'touch pwned'"})
+    with pytest.raises(SystemExit) as e:
+        timeboxed.unpack(archive, ["--cores", "1"], Path("res"))
+    assert "left_out" in str(e.value) and "nothing was unpacked" in str(e.value)
+    assert not (tmp_path / "res").exists() and not (tmp_path / "pwned").exists()
+
+
+def test_a_results_folder_over_the_checkouts_code_is_refused(tmp_path, monkeypatch):
+    timeboxed = _timeboxed()
+    monkeypatch.chdir(tmp_path)
+    archive = _archive(tmp_path / "a.tar.gz", {MANIFEST: {}, "workflow/rules/x.smk": b""})
+    with pytest.raises(SystemExit, match="part of the checkout's code"):
+        timeboxed.unpack(archive, [], Path("workflow"))
+
+
+def test_a_good_resume_archive_unpacks_its_results_and_metadata(tmp_path, monkeypatch):
+    timeboxed = _timeboxed()
+    monkeypatch.chdir(tmp_path)
+    names = timeboxed.unpack(_archive(tmp_path / "a.tar.gz", GOOD), [], Path("res"))
+    assert sorted(names) == sorted(GOOD)
+    assert (tmp_path / "res/runs/g/dijkstra.csv").read_bytes() == b"x\n"
+
+
+# ---- 2. rerun and every snakemake command line ------------------------------------------------
+
+def test_rerun_refuses_a_results_folder_that_reads_as_an_option(tmp_path, capsys):
+    cfg = tmp_path / "evil.yaml"
+    cfg.write_text('results: "-s."\n')
+    assert main(["rerun", "safari2017_table2", "--configfile", str(cfg), "-n", "--cores", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "results: '-s.'" in err and len(err.strip().splitlines()) == 1
+    assert not err.startswith("+ ")  # no snakemake command was built, let alone run
+
+
+def test_snakemake_targets_come_after_a_double_dash_and_never_read_as_options():
+    cmd = snakemake_args.command(["--cores", "1"], ["safari2017_table2", "res/runs/g/x.csv"])
+    assert cmd[-3:] == ["--", "safari2017_table2", "./res/runs/g/x.csv"]
+    for bad in ("-s.", "--snakefile=x.smk", "../x.csv", "res/../../x"):
+        with pytest.raises(safepath.UnsafePath):
+            snakemake_args.command([], [bad])
+
+
+def test_the_schema_refuses_a_results_folder_or_path_that_is_an_option_or_the_checkout():
+    from graphrepro import configcheck, configs
+
+    base = configs.load([])
+    for key, value in (("results", "-s."), ("results", "."), ("results", "./"),
+                       ("results", "/tmp/x"), ("results", "a/../.."), ("report", "--x.html"),
+                       ("data", "-d"), ("reference", "--snakefile=x")):
+        with pytest.raises(InputError, match=key):
+            configcheck.check_config({**base, key: value})
+
+
+# ---- 3. paths from a registry stay in the data folder -----------------------------------------
+
+def _registry(tmp_path, topology_file: str) -> Path:
+    path = tmp_path / "datasets.yaml"
+    path.write_text(f"""datasets:
+  ny:
+    name: New York
+    title: t
+    documents: {{safari2017: "Table 1"}}
+    source: download
+    url: http://127.0.0.1:9/road/ny.gr.gz
+    format: dimacs
+    vertices: 10
+    arcs: 20
+    standin: {{generator: road_like, seed: 1}}
+    topology:
+      url: http://127.0.0.1:9/pace/NY.gr.xz
+      file: "{topology_file}"
+      format: pace
+      weights: {{model: distance, seed: 1}}
+""")
+    return path
+
+
+@pytest.mark.parametrize("name", ["../../evil.gr", "/tmp/evil.gr", "sub/evil.gr", "-x.gr"])
+def test_a_registrys_topology_file_is_a_plain_name(tmp_path, name):
+    from graphrepro.datasets.registry import load_registry
+
+    with pytest.raises(InputError, match="topology/file") as e:
+        load_registry(_registry(tmp_path, name))
+    assert "\n" not in str(e.value)
+
+
+def test_a_dataset_file_is_written_inside_the_data_folder_whatever_the_entry_or_a_link_says(
+        tmp_path):
+    import dataclasses
+
+    from graphrepro.datasets.build import local_path, topology_dataset
+    from graphrepro.datasets.registry import load_registry
+
+    ds = load_registry(_registry(tmp_path, "NY.gr.xz"))["ny"]
+    data = tmp_path / "data"
+    assert local_path(topology_dataset(ds), data) == data / "ny_topology" / "NY.gr.xz"
+    for name in ("../../evil.gr", "/tmp/evil.gr"):  # past the schema (a hand-made entry)
+        bad = dataclasses.replace(ds, topology={**ds.topology, "file": name})
+        with pytest.raises(safepath.UnsafePath, match="plain file name|absolute"):
+            local_path(topology_dataset(bad), data)
+    (data).mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (data / "ny").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(safepath.UnsafePath, match="symbolic link"):
+        local_path(ds, data)
+
+
+# ---- 4. temporary, part and lock files never followed through a planted link --------------------
+
+def test_a_planted_lock_link_is_refused_and_its_target_untouched(tmp_path):
+    from graphrepro.datasets.download import _locked
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    dest = tmp_path / "data" / "ny.gr.gz"
+    dest.parent.mkdir()
+    dest.with_name("ny.gr.gz.lock").symlink_to(victim)
+    with pytest.raises(InputError, match="symbolic link"):
+        with _locked(dest):
+            pass
+    assert victim.read_text() == "keep me\n"
+
+
+def test_a_planted_part_link_is_refused_and_its_target_untouched(tmp_path):
+    from loopback import Server
+
+    from graphrepro.datasets.download import download
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    dest = tmp_path / "ny.gr.gz"
+    dest.with_name("ny.gr.gz.part").symlink_to(victim)
+    with Server({"/ny.gr.gz": b"a dataset" * 100}) as server:
+        with pytest.raises(InputError, match="symbolic link"):
+            download(server.url + "/ny.gr.gz", dest, progress=False, retries=0,
+                     timeout=(2.0, 2.0))
+    assert victim.read_text() == "keep me\n" and not dest.exists()
+
+
+@pytest.mark.parametrize("mode", ["wb", "r+b", "ab"])
+def test_every_in_place_write_refuses_a_link(tmp_path, mode):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (tmp_path / "x.part").symlink_to(victim)
+    with pytest.raises(InputError, match="symbolic link"):
+        atomic.open_file(tmp_path / "x.part", mode)
+    with pytest.raises(InputError, match="symbolic link"):
+        os.close(atomic.open_lock(tmp_path / "x.part"))
+    assert victim.read_text() == "keep me\n"
