@@ -237,3 +237,57 @@ def test_every_in_place_write_refuses_a_link(tmp_path, mode):
     with pytest.raises(InputError, match="symbolic link"):
         os.close(atomic.open_lock(tmp_path / "x.part"))
     assert victim.read_text() == "keep me\n"
+
+
+# ---- 6. the peers' tree digest cannot be spelt out by a member name ----------------------------
+
+# long paths: a member name past 100 bytes travels in a pax record, which keeps a NUL
+PEER_FILES = {"ads_int/a_rather_long_header_name_for_the_worklist.h": b"#define MAX_TB 128\n",
+              "README.md": b"a peer\n"}
+
+
+def _peer_tarball(path: Path, files: dict) -> Path:
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"adds-abc/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_one_member_tarball_spelling_out_the_listing_is_refused_in_one_line(tmp_path):
+    import hashlib
+
+    from graphrepro.datasets import peers
+    from graphrepro.datasets.download import DownloadError
+
+    genuine = _peer_tarball(tmp_path / "genuine.tar.gz", PEER_FILES)
+    peer = peers.PeerSource("adds", "UCLA-VAST/adds", "abc", peers.tree_digest(genuine), "none")
+    # the old listing was "PATH\0SHA" lines joined by "\n": one member named after the first
+    # line and the second path, holding the second file, spelt the same text
+    (first, a), (second, b) = sorted(PEER_FILES.items())
+    forged_name = f"{first}\0{hashlib.sha256(a).hexdigest()}\n{second}"
+    forged = _peer_tarball(tmp_path / "forged.tar.gz", {forged_name: b})
+    with tarfile.open(forged) as tar:
+        assert [m.name for m in tar.getmembers()] == [f"adds-abc/{forged_name}"]
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    forged.rename(mirror / peer.filename)
+    with pytest.raises(DownloadError) as e:
+        peers.fetch(peer, tmp_path / "out", [mirror], offline=True)
+    assert e.value.verification and "unsafe path" in str(e.value) and "\n" not in str(e.value)
+    assert peers.listing_digest([("a", "file", "b\0c")]) != peers.listing_digest(
+        [("a", "file", "b"), ("c", "", "")])
+
+
+def test_the_unpacked_tree_is_checked_against_the_pinned_digest(tmp_path):
+    from graphrepro.datasets import peers
+
+    genuine = _peer_tarball(tmp_path / "genuine.tar.gz", PEER_FILES)
+    peer = peers.PeerSource("adds", "UCLA-VAST/adds", "abc", peers.tree_digest(genuine), "none")
+    assert (peers.unpack(genuine, peer, tmp_path / "out") / "README.md").read_bytes() == b"a peer\n"
+    # a tarball swapped after its check (or one whose members unpack over one another)
+    other = _peer_tarball(tmp_path / "other.tar.gz", {**PEER_FILES, "README.md": b"tampered\n"})
+    with pytest.raises(peers.PeerSourceError, match="unpacked tree's digest"):
+        peers.unpack(other, peer, tmp_path / "out2")
+    assert not (tmp_path / "out2" / "src" / "adds-abc").exists()
