@@ -291,3 +291,44 @@ def test_the_unpacked_tree_is_checked_against_the_pinned_digest(tmp_path):
     with pytest.raises(peers.PeerSourceError, match="unpacked tree's digest"):
         peers.unpack(other, peer, tmp_path / "out2")
     assert not (tmp_path / "out2" / "src" / "adds-abc").exists()
+
+
+# ---- 7. a resumable work folder hands back only this run's rows --------------------------------
+
+def _zgrid(tmp_path, seed=4):
+    import numpy as np
+
+    from graphrepro.terrain import convert_array
+
+    z = tmp_path / f"g{seed}.zgrid"
+    convert_array(np.random.default_rng(seed).integers(0, 900, (16, 16)), z, source={})
+    return z
+
+
+def test_mst_io_refuses_a_leftover_row_of_another_grid_in_its_work_dir(tmp_path, capsys):
+    work, out = tmp_path / "work", tmp_path / "t.csv"
+    work.mkdir()
+    (work / "row_whole_t0.json").write_text(json.dumps(
+        {"per_block": "cpu_prealloc", "status": "ok", "weight": 1, "verified": "weight = Kruskal's"}))
+    assert main(["mst-io", str(_zgrid(tmp_path)), "--variant", "cpu_prealloc", "--block-side", "8",
+                 "--output", str(out), "--work-dir", str(work)]) == 2
+    err = capsys.readouterr().err
+    assert "row_whole_t0.json is a row of another run" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_kept_row_is_used_by_the_same_run_only(tmp_path):
+    from graphrepro.solvers.gerritsen2012.mst_journal import WorkDirMismatch
+    from graphrepro.solvers.gerritsen2012.mst_measure import measure_io
+
+    z, work = _zgrid(tmp_path), tmp_path / "work"
+    run = dict(block=8, per_block="kruskal", reduce="cpu", warmup=0, work_dir=work,
+               log=lambda m: None)
+    first = measure_io(z, commit="c1", **run)
+    again = measure_io(z, commit="c1", **run)  # the row the first left: read back, not redone
+    assert again.to_dict("records") == first.to_dict("records")
+    with pytest.raises(WorkDirMismatch, match="differs in: commit"):
+        measure_io(z, commit="c2", **run)
+    _zgrid(tmp_path, seed=5).replace(z)  # another grid under the same name
+    with pytest.raises(WorkDirMismatch, match="grid_sha256"):
+        measure_io(z, commit="c1", **run)
