@@ -246,10 +246,10 @@ PEER_FILES = {"ads_int/a_rather_long_header_name_for_the_worklist.h": b"#define 
               "README.md": b"a peer\n"}
 
 
-def _peer_tarball(path: Path, files: dict) -> Path:
+def _peer_tarball(path: Path, files: dict, top: str = "adds-abc/") -> Path:
     with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
         for name, data in files.items():
-            info = tarfile.TarInfo(f"adds-abc/{name}")
+            info = tarfile.TarInfo(f"{top}{name}")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return path
@@ -332,3 +332,119 @@ def test_a_kept_row_is_used_by_the_same_run_only(tmp_path):
     _zgrid(tmp_path, seed=5).replace(z)  # another grid under the same name
     with pytest.raises(WorkDirMismatch, match="grid_sha256"):
         measure_io(z, commit="c1", **run)
+
+
+# ---- every place a snakemake command line or a file path is built from outside input -----------
+
+OPTION, ABSOLUTE, PARENT = "--snakefile=evil.smk", "/tmp/evil", "../evil"
+
+
+def _config_path(key):
+    def plant(tmp_path, monkeypatch, value):
+        from graphrepro import configcheck, configs
+
+        with pytest.raises(InputError, match=key):
+            configcheck.check_config({**configs.load([]), key: value})
+    return plant
+
+
+def _snakemake_target(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(safepath.UnsafePath):
+        snakemake_args.command(["--cores", "1"], [value])
+
+
+def _rerun_measured_file(tmp_path, monkeypatch, value):
+    from graphrepro import configs
+
+    # past the schema (a config built in code): the command line still refuses it
+    files = configs.measured_files("safari2017_table2", {**configs.load([]), "results": value})
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(safepath.UnsafePath):
+        snakemake_args.command([], files)
+
+
+def _manifest_left_out(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    archive = _archive(tmp_path / "a.tar.gz", {**GOOD, MANIFEST: {"left_out": [value]}})
+    with pytest.raises(SystemExit, match="left_out"):
+        _timeboxed().unpack(archive, [], Path("res"))
+
+
+def _archive_member(tmp_path, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    archive = _archive(tmp_path / "a.tar.gz", {**GOOD, value: b"x"})
+    with pytest.raises(SystemExit, match="nothing was unpacked"):
+        _timeboxed().unpack(archive, [], Path("res"))
+    archive = _archive(tmp_path / "b.tar.gz", {**GOOD, f"res/{value}": b"x"})
+    with pytest.raises(SystemExit, match="nothing was unpacked"):
+        _timeboxed().unpack(archive, [], Path("res"))
+
+
+def _provenance_grid(tmp_path, monkeypatch, value):
+    res = tmp_path / "res"
+    (res / "benchmarks").mkdir(parents=True)
+    for i, grid in enumerate({value, value if value.startswith("/") else f"{res}/{value}"}):
+        (res / f"benchmarks/m{i}.provenance.json").write_text(
+            json.dumps({"settings": {"zgrid": grid}}))
+    assert _timeboxed()._terrains(res) == []  # not the results folder's: never rebuilt
+
+
+def _registry_file(tmp_path, monkeypatch, value):
+    from graphrepro.datasets.registry import load_registry
+
+    text = _registry(tmp_path, "NY.gr.xz").read_text().replace(
+        "    format: dimacs\n", f'    format: dimacs\n    file: "{value}"\n', 1)
+    (tmp_path / "datasets.yaml").write_text(text)
+    with pytest.raises(InputError, match="ny/file"):
+        load_registry(tmp_path / "datasets.yaml")
+
+
+def _registry_topology_file(tmp_path, monkeypatch, value):
+    from graphrepro.datasets.registry import load_registry
+
+    with pytest.raises(InputError, match="topology/file"):
+        load_registry(_registry(tmp_path, value))
+
+
+def _data_folder_file(tmp_path, monkeypatch, value):
+    import dataclasses
+
+    from graphrepro.datasets.build import local_path
+    from graphrepro.datasets.registry import load_registry
+
+    ds = load_registry(_registry(tmp_path, "NY.gr.xz"))["ny"]
+    with pytest.raises(safepath.UnsafePath):
+        local_path(dataclasses.replace(ds, file=value), tmp_path / "data")
+
+
+def _mirror_lookup(tmp_path, monkeypatch, value):
+    from graphrepro.datasets import mirror
+
+    with pytest.raises(safepath.UnsafePath):
+        mirror.candidates(value, [tmp_path])
+
+
+def _peer_member(tmp_path, monkeypatch, value):
+    from graphrepro.datasets import peers
+
+    tarball = _peer_tarball(tmp_path / "p.tar.gz", {**PEER_FILES, value: b"x"},
+                            top="" if value.startswith("/") else "adds-abc/")
+    with pytest.raises(peers.InvalidDatasetFile, match="unsafe path"):
+        peers.tree_digest(tarball)
+
+
+PLACES = {"config results": _config_path("results"), "config report": _config_path("report"),
+          "snakemake target": _snakemake_target, "rerun's measured files": _rerun_measured_file,
+          "resume manifest left_out": _manifest_left_out, "resume archive member": _archive_member,
+          "provenance zgrid": _provenance_grid, "registry file": _registry_file,
+          "registry topology.file": _registry_topology_file,
+          "dataset file in the data folder": _data_folder_file,
+          "offline mirror lookup": _mirror_lookup, "peer archive member": _peer_member}
+
+
+@pytest.mark.parametrize("planted", [OPTION, ABSOLUTE, PARENT])
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_every_place_refuses_an_option_an_absolute_path_and_a_parent(tmp_path, monkeypatch,
+                                                                     place, planted):
+    PLACES[place](tmp_path, monkeypatch, planted)

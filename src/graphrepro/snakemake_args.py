@@ -22,14 +22,15 @@ _RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def target(text, *, what: str = "a snakemake target") -> str:
-    """A rule's name as it is; a file as ``./PATH``. Snakemake matches a target to a rule's
-    output by its text, relative to the working directory: an absolute path inside it is made
-    relative (one outside is kept, and matches no rule)."""
+    """A rule's name as it is; a file as ``./PATH``, inside the working directory. Snakemake
+    matches a target to a rule's output by its text, relative to the working directory: an
+    absolute path inside it is made relative, one outside it refused (it matches no rule)."""
     if isinstance(text, str) and _RULE.match(text):
         return text
     text = os.fspath(text) if isinstance(text, os.PathLike) else text
-    if isinstance(text, str) and text.startswith("/") and Path(text).is_relative_to(Path.cwd()):
-        text = str(Path(text).relative_to(Path.cwd()))
+    if isinstance(text, str) and text.startswith("/"):
+        text = str(safepath.under(Path.cwd(), text, what=what, absolute=True)
+                   .relative_to(Path.cwd()))
     return safepath.argument(text, what=what)
 
 

@@ -115,13 +115,15 @@ class PeerSourceError(GraphreproError):
 def _members(tar: tarfile.TarFile):
     """(path below the top folder, member) of every file and link, refusing unsafe paths: no
     absolute path, no ``..``, no NUL or line break (which could spell out other entries of a
-    listing), and no path twice (a later member would replace an earlier one on unpacking)."""
+    listing), no part that reads as an option, and no path twice (a later member would replace
+    an earlier one on unpacking)."""
     seen = set()
     for member in tar.getmembers():
         if member.isdir() or member.type == tarfile.XGLTYPE or member.type == tarfile.XHDTYPE:
             continue
         parts = PurePosixPath(member.name).parts
-        if member.name.startswith("/") or ".." in parts or any(c in member.name for c in "\0\n\r"):
+        if (member.name.startswith("/") or ".." in parts or any(c in member.name for c in "\0\n\r")
+                or any(p.startswith("-") for p in parts)):  # a build's command line: no option
             raise InvalidDatasetFile(f"unsafe path in the archive: {member.name!r}")
         if len(parts) < 2:
             continue  # the archive's own top-level entries (pax headers) carry no file
