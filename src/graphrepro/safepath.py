@@ -102,7 +102,7 @@ def within(root, path, *, what: str) -> Path:
 
 def argument(text, *, what: str) -> str:
     """A path handed to another program's command line: never an option. A relative path is
-    given ``./`` in front (and checked as :func:`relative`), an absolute one is kept."""
+    given ``./`` in front (and may not climb out with ``..``), an absolute one is kept."""
     text = _common(text, what)
     if text.startswith("/"):
         return text

@@ -7,7 +7,9 @@
 
 For a machine lent for a few minutes at a time (the device tool: a call lasts at most 10 minutes
 and returns at most 8 files). It
-1. unpacks --resume (the archive the last call left) into the working directory; files the
+1. unpacks --resume (the archive the last call left) into the working directory, once it has
+   checked that the archive holds only its manifest, snakemake's metadata and regular files of
+   the results folder, and that the manifest names only results files (SECURITY.md); files the
    archive left out as too large (graph caches) are rebuilt first by snakemake, then every
    unpacked file is touched, so that no finished step looks older than what it was made from
    (a sources record of another graph is still refused: it carries the graph's digest);
@@ -307,7 +309,9 @@ def main(argv=None) -> int:
 
     config = configs.load(_configfiles(smk))
     try:
-        configcheck.check_config(config)  # its results folder before anything is unpacked there
+        # its results folder before anything is unpacked there (the schema alone: the deadline
+        # runs, and snakemake checks the rest as it starts)
+        configcheck.check_config(config, semantic=False)
     except InputError as e:
         raise SystemExit(f"timeboxed: {e}") from None
     results = Path(config.get("results", "results"))
