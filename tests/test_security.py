@@ -336,7 +336,7 @@ def test_a_kept_row_is_used_by_the_same_run_only(tmp_path):
 
 # ---- every place a snakemake command line or a file path is built from outside input -----------
 
-OPTION, ABSOLUTE, PARENT = "--snakefile=evil.smk", "/tmp/evil", "../evil"
+OPTION, ABSOLUTE, PARENT = "-s.evil.smk", "/tmp/evil", "../evil"  # "-s." made rerun run a file
 
 
 def _config_path(key):
