@@ -67,7 +67,7 @@ def cmd_worker(args) -> int:
     server.settimeout(args.idle_s)
     main = args.main  # the command line's main(), handed over by it (no import cycle)
     pid_file = path.with_suffix(".pid")  # who to stop where a caller wants its workers gone now
-    pid_file.write_text(f"{os.getpid()}\n")
+    atomic.write_text(pid_file, f"{os.getpid()}\n")
     jobs = 0
     try:
         while True:
