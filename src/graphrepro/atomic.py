@@ -9,10 +9,15 @@ names the target. Two writers of one output each write a whole file; the last re
 A pipe or character device (``--output /dev/stdout``) has no folder to rename in and must not be
 replaced by a regular file: it is written straight. Anything else that exists and is not a
 regular file (a directory, a socket) is refused.
+
+A file written in place, not renamed (a download's ``.part``, resumed; a lock file; a journal
+appended to), is opened with ``open_nofollow``: a symbolic link planted at its name is refused
+with one line, and the file it points to is neither written nor truncated.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import stat
@@ -107,3 +112,29 @@ def write_csv(table, path) -> Path:
     with replacing(path) as tmp:
         table.to_csv(tmp, index=False)
     return Path(path)
+
+
+def open_nofollow(path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that never follows a symbolic link at ``path`` (``O_NOFOLLOW``; add
+    ``O_EXCL`` for a file that must be new): a planted link is an InputError naming it."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise InputError(f"{path} is a symbolic link: not opened, nothing written through "
+                             f"it (remove the link and run again)") from None
+        raise
+
+
+def open_file(path, mode: str):
+    """A file object on ``open_nofollow``: ``"wb"`` (created or emptied), ``"xb"`` (must be
+    new), ``"r+b"`` (an existing file, not emptied), ``"ab"`` (appended to)."""
+    flags = {"wb": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "xb": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+             "r+b": os.O_RDWR, "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT}[mode]
+    return os.fdopen(open_nofollow(path, flags), mode.replace("x", "w"))
+
+
+def open_lock(path) -> int:
+    """A lock file's descriptor (for ``fcntl.flock``): created where missing, never emptied, and
+    never a link's target."""
+    return open_nofollow(path, os.O_RDWR | os.O_CREAT)

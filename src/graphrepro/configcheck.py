@@ -168,10 +168,12 @@ def settings_errors(table: str, settings: dict) -> list[str]:
     return errors
 
 
-def check_config(config: dict, schema_path=SCHEMA) -> None:
-    """Raise InputError naming every problem (one line each) unless the config is sound."""
+def check_config(config: dict, schema_path=SCHEMA, *, semantic: bool = True) -> None:
+    """Raise InputError naming every problem (one line each) unless the config is sound.
+    ``semantic=False``: the schema only (its names and paths; a fraction of a second, where the
+    rest is left to the workflow's own check)."""
     errors = schema_errors(config, schema_path)
-    if not errors:
+    if not errors and semantic:
         errors = semantic_errors(config)
     if errors:
         shown = errors[:10] + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])

@@ -167,6 +167,7 @@ def add_merge_blocks(sub) -> None:
 def cmd_mst_io(args) -> int:
     """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
     from ..client import deadline_stop
+    from ..harness.provenance import git_commit
     from ..solvers.gerritsen2012.mst_journal import Stopped
     from ..solvers.gerritsen2012.mst_measure import VARIANTS, clear_work_dir, measure_io
 
@@ -185,7 +186,8 @@ def cmd_mst_io(args) -> int:
         table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
                            sides=args.sides or (None,), trials=args.trials,
                            verify_max_vertices=args.verify_max_vertices, work_dir=args.work_dir,
-                           should_stop=should_stop, log=lambda m: print(m, file=sys.stderr))
+                           should_stop=should_stop, log=lambda m: print(m, file=sys.stderr),
+                           commit=git_commit() if resumable else "unknown")
     except Stopped as e:
         print(f"{e}; the same command goes on from there (the next call)", file=sys.stderr)
         return 75

@@ -26,6 +26,7 @@ import contextlib
 import datetime as _dt
 import hashlib
 import json
+import os
 import re
 import socket
 import sys
@@ -203,7 +204,9 @@ def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: floa
         bar = _Progress(Path(part.name).stem, total, start, progress)
         stall_s = timeout[1] if isinstance(timeout, tuple) else timeout
         try:
-            with open(part, "r+b" if start else "wb") as f, _Watchdog(r, deadline, stall_s) as dog:
+            # never through a link planted at the .part's name (atomic.open_file)
+            with atomic.open_file(part, "r+b" if start else "wb") as f, \
+                    _Watchdog(r, deadline, stall_s) as dog:
                 f.seek(start)
                 f.truncate()
                 try:
@@ -413,12 +416,12 @@ def _locked(path: Path):
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as handle:
+    handle = atomic.open_lock(path.with_name(path.name + ".lock"))  # a planted link: refused
+    try:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
 
 
 def read_lock(path) -> dict:

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+from .. import atomic
 from .ledger import VERDICTS
 
 
@@ -20,7 +21,7 @@ def write_summary(report: Path, ledger, source: str, reference_targets) -> None:
     from_ref = int((ledger[FROM_RUN] == REFERENCE).sum()) if FROM_RUN in ledger else 0
     record = {"report": str(report), "claims": counts, "source": source,
               "from_reference": sorted(reference_targets), "claims_from_reference": from_ref}
-    summary_path(report).write_text(json.dumps(record, indent=1) + "\n")
+    atomic.write_text(summary_path(report), json.dumps(record, indent=1) + "\n")
 
 
 def terminal_summary(report: str, started: float) -> str:

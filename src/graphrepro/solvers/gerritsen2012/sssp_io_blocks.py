@@ -19,6 +19,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from ... import atomic
 from ...errors import InputError
 from ...terrain import morton
 from ...terrain.blockio import IOCounter
@@ -47,7 +48,7 @@ class RecordFile:
         self.counter = counter
         self.record_bytes = int(np.prod(self.shape)) * self.dtype.itemsize
         if create:
-            with open(self.path, "wb") as f:
+            with atomic.open_file(self.path, "wb") as f:  # never through a planted link
                 f.truncate(self.slots * self.record_bytes)
         elif not self.path.is_file() or self.path.stat().st_size != self.slots * self.record_bytes:
             raise InputError(f"{self.path}: missing or not {self.slots} records of "

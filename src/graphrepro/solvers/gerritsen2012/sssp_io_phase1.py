@@ -237,7 +237,7 @@ def phase1(zgrid, directory, m: int, *, step_name: str = "cpu_dijkstra", params:
     meta.update(batch_ms=batch_ms, blocks=[list(map(int, b)) for b in order] if only_blocks else None)
     if only_blocks is not None:
         meta.update(partial=True, timings=timings, counters=counters)
-        (directory / "gprime.json").write_text(json.dumps(meta, indent=1) + "\n")
+        atomic.write_text(directory / "gprime.json", json.dumps(meta, indent=1) + "\n")
         return g
     t0 = time.perf_counter()
     right, bottom = g.records("right", create=True), g.records("bottom", create=True)
