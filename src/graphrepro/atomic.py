@@ -14,6 +14,7 @@ regular file (a directory, a socket) is refused.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from .credentials import strip_credentials
 from .errors import InputError
 
 
@@ -91,8 +93,9 @@ def _signals_held():
 
 
 def write_text(path, text: str) -> Path:
+    """``text`` with any URL's credentials removed (graphrepro.credentials)."""
     with replacing(path) as tmp:
-        tmp.write_text(text)
+        tmp.write_text(strip_credentials(text))
     return Path(path)
 
 
@@ -103,7 +106,36 @@ def write_bytes(path, data: bytes) -> Path:
 
 
 def write_csv(table, path) -> Path:
-    """A pandas table, without its index."""
-    with replacing(path) as tmp:
-        table.to_csv(tmp, index=False)
-    return Path(path)
+    """A pandas table, without its index, as ``csv_text`` writes it."""
+    return write_text(path, csv_text(table))
+
+
+# A spreadsheet runs a cell starting with one of these as a formula (or a DDE command).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A cell led by a sign that holds only digits, signs, '.', ',', '%', 'x', spaces and brackets is a
+# number or a range ("-1.5", "-233.5--232.5", "-295% (3.95x)"): no function name or command can
+# be spelled with these, so it is left as the number it is.
+_NUMBER_LIKE = re.compile(r"[+-][0-9.,%x() +-]*")
+
+
+def _inert(cell):
+    if not isinstance(cell, str) or not cell.startswith(_FORMULA_START):
+        return cell
+    if cell[0] in "+-" and _NUMBER_LIKE.fullmatch(cell):
+        return cell
+    try:
+        float(cell)  # "-inf", "-1e-05"
+        return cell
+    except ValueError:
+        return "'" + cell  # shown as text, never run
+
+
+def csv_text(table) -> str:
+    """A pandas table as CSV text, without its index, every text cell (and header) that a
+    spreadsheet would run as a formula led by a quote instead; numbers are left as they are."""
+    table = table.copy()
+    table.columns = [_inert(c) for c in table.columns]
+    for i, dtype in enumerate(table.dtypes):
+        if dtype.kind == "O":  # text (numbers' columns cannot hold a formula)
+            table.isetitem(i, table.iloc[:, i].map(_inert))
+    return strip_credentials(table.to_csv(index=False))

@@ -12,8 +12,8 @@ import functools
 import math
 from pathlib import Path
 
-import yaml
-
+from .bounded import load_yaml
+from .credentials import strip_credentials
 from .errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def _message(error) -> str:
 def _validator(schema_path: str):
     import jsonschema
 
-    return jsonschema.Draft202012Validator(yaml.safe_load(Path(schema_path).read_text()))
+    return jsonschema.Draft202012Validator(load_yaml(schema_path))
 
 
 def schema_errors(config: dict, schema_path=SCHEMA) -> list[str]:
@@ -175,4 +175,4 @@ def check_config(config: dict, schema_path=SCHEMA) -> None:
         errors = semantic_errors(config)
     if errors:
         shown = errors[:10] + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])
-        raise InputError("bad config: " + "; ".join(shown))
+        raise InputError(strip_credentials("bad config: " + "; ".join(shown)))

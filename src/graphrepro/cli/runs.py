@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import load_json
 from ..errors import InputError
 from ..harness.files import write_provenance
 from .common import _params, graph_args, load_graph
@@ -58,7 +59,7 @@ def _origin_of(graph_path) -> dict | None:
     from ..datasets import origin_path
 
     path = origin_path(graph_path)
-    return json.loads(path.read_text()) if path.is_file() else None
+    return load_json(path) if path.is_file() else None
 
 
 def cmd_run(args) -> int:
@@ -212,13 +213,12 @@ def add_merge_runs(sub) -> None:
 
 def _calibrated(run_id: str, path: Path) -> dict:
     """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
+    from ..errors import damaged
     from ..solvers import parse_run_id
 
-    from ..errors import damaged
-
     try:
-        record = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        record = load_json(path)
+    except (ValueError) as e:
         raise damaged(path, f"not a calibration record ({e})") from None
     if not isinstance(record, dict):
         raise damaged(path, "not a calibration record (a JSON object)")

@@ -39,6 +39,7 @@ import requests
 import urllib3
 
 from .. import atomic
+from ..bounded import BadFile, json_text
 from ..errors import GraphreproError
 
 CHUNK = 1 << 20  # hashing
@@ -430,9 +431,9 @@ def read_lock(path) -> dict:
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text() or "{}")
-    except json.JSONDecodeError as e:
-        raise DownloadError(f"{path}: not valid JSON ({e}); fix or delete it") from None
+        return json_text(path.read_text() or "{}", path)
+    except BadFile as e:
+        raise DownloadError(f"{e}; fix or delete it") from None
 
 
 def record_lock(path, key: str, *, url: str, file: str, size: int, sha256: str) -> dict:

@@ -34,6 +34,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from .. import atomic
+from ..bounded import load_json
 from ..errors import GraphreproError
 from ..native import find_nvcc
 from ..native.peers import MANIFEST, NOT_BUILT_NO_NVCC, peers_dir
@@ -356,7 +357,7 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
 
 def _record(path: Path) -> dict | None:
     try:
-        record = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        record = load_json(path)
+    except (FileNotFoundError, ValueError):
         return None
     return record if isinstance(record, dict) and "key" in record else None

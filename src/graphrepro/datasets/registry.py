@@ -11,8 +11,8 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from ..bounded import load_yaml
+from ..credentials import strip_credentials
 from ..errors import InputError
 
 # graphrepro/config is the repository's config/ (a link in the source tree; a copy in the wheel)
@@ -90,14 +90,14 @@ class Dataset:
 def _validate(raw: dict, path: Path) -> None:
     import jsonschema
 
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = load_yaml(SCHEMA)
     try:
         jsonschema.validate(raw, schema)
     except jsonschema.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) or "(top)"
         what = (f"{e.instance!r} is not {e.schema['description']}"
                 if e.validator == "pattern" and e.schema.get("description") else e.message)
-        raise InputError(f"{path}: {where}: {what}") from None
+        raise InputError(strip_credentials(f"{path}: {where}: {what}")) from None
 
 
 @functools.lru_cache(maxsize=4)
@@ -105,7 +105,7 @@ def load_registry(path: str | Path | None = None) -> dict[str, Dataset]:
     path = Path(path or DEFAULT_REGISTRY)
     if not path.is_file():
         raise InputError(f"{path}: no dataset registry there")
-    raw = yaml.safe_load(path.read_text())
+    raw = load_yaml(path)
     _validate(raw, path)
     entries = raw["datasets"]
     out = {}

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import CSV_MAX_BYTES, JSON_MAX_BYTES, check_size, read_csv
 from ..errors import DamagedFile, InputError, damaged  # noqa: F401  (re-exported)
-
 
 # --- CSV tables -------------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ def check_csv(path, required=()) -> list[str]:
     row ended by a newline (what pandas' writer always writes); returns the header."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = check_size(path, CSV_MAX_BYTES, "table").read_bytes()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     if not data.strip():
@@ -66,7 +66,7 @@ def read_run_table(path, labels=None):
     import pandas as pd
 
     check_csv(path, RUN_COLUMNS)
-    df = pd.read_csv(path)
+    df = read_csv(path)
     if df.empty:
         raise damaged(path, "a header and no rows")
     for col in RUN_COLUMNS:
@@ -103,7 +103,7 @@ def read_record(path, what: str) -> dict:
     """A JSON object a step wrote whole (``what`` names it in the error)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = check_size(path, JSON_MAX_BYTES, "record").read_text()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -114,6 +114,8 @@ def read_record(path, what: str) -> dict:
         record = json.loads(text)
     except json.JSONDecodeError as e:
         raise damaged(path, f"not valid JSON (line {e.lineno}: {e.msg})") from None
+    except RecursionError:
+        raise damaged(path, "not a record (nested past any record of ours)") from None
     if not isinstance(record, dict):
         raise damaged(path, f"not {what} (a JSON object)")
     return record

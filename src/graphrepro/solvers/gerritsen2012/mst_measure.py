@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ... import atomic, gpu, mst, native
+from ...bounded import load_json
 from ...errors import InputError, VerificationError
 from ...gpu import NOT_RUN_NO_GPU
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
@@ -226,7 +227,7 @@ def load_block_references(path, zgrid, *, block_side: int, blocks: int) -> dict:
     """The references of `block_references` written to ``path``, for this grid and these blocks
     only (else InputError, naming what differs): {block index: (weight, digest)}."""
     try:
-        record = json.loads(Path(path).read_text())
+        record = load_json(Path(path))
         zb = ZBlocks(zgrid, IOCounter())
         want = {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
                 "block_side": block_side, "blocks": len(_chosen_blocks(zb, block_side, blocks))}
@@ -365,7 +366,7 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                 name = f"{s or 'whole'}_t{trial}"
                 row_file = work_root / f"row_{name}.json" if work_root else None
                 if row_file is not None and row_file.is_file():  # finished by an earlier process
-                    rows.append(json.loads(row_file.read_text()))
+                    rows.append(load_json(row_file))
                     continue
                 if grid is None:
                     grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
