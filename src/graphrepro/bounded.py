@@ -172,19 +172,19 @@ def _too_deep(source) -> str:
     return f"{source}: nested more than {JSON_MAX_DEPTH} deep; refused"
 
 
-def load_json(path, *, max_bytes: int = JSON_MAX_BYTES):
+def load_json(path, *, max_bytes: int | None = None):
     """The data of the JSON file ``path``, bounded in size and depth."""
-    return json_text(_read(path, max_bytes, "record"), path)
+    return json_text(_read(path, max_bytes or JSON_MAX_BYTES, "record"), path)
 
 
 # --- CSV --------------------------------------------------------------------------------------
 
-def read_csv(path, *, max_bytes: int = CSV_MAX_BYTES, **kwargs):
+def read_csv(path, *, max_bytes: int | None = None, **kwargs):
     """``pd.read_csv(path, **kwargs)`` for a file no larger than ``max_bytes``; a file pandas
     cannot read is one line naming it."""
     import pandas as pd
 
-    path = _size_checked(path, max_bytes, "table")
+    path = _size_checked(path, max_bytes or CSV_MAX_BYTES, "table")
     try:
         return pd.read_csv(path, **kwargs)
     except pd.errors.EmptyDataError:

@@ -168,8 +168,31 @@ def settings_errors(table: str, settings: dict) -> list[str]:
     return errors
 
 
+# Our largest config is about 2,000 values; a YAML alias bomb that got past the file's own check
+# (a --config value, a merge) reaches 10^9, which the schema's walk would take hours over.
+MAX_VALUES = 100_000
+
+
+def _too_many_values(config) -> bool:
+    count, stack = 0, [config]
+    while stack:
+        value = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return True
+        if isinstance(value, dict):
+            stack.extend(value.values())
+            count += len(value)  # the keys
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
+
+
 def check_config(config: dict, schema_path=SCHEMA) -> None:
     """Raise InputError naming every problem (one line each) unless the config is sound."""
+    if _too_many_values(config):
+        raise InputError(f"bad config: more than {MAX_VALUES:,} values (a YAML alias bomb?); "
+                         "refused before any check walks it")
     errors = schema_errors(config, schema_path)
     if not errors:
         errors = semantic_errors(config)
