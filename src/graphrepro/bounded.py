@@ -184,7 +184,8 @@ def read_csv(path, *, max_bytes: int | None = None, **kwargs):
     cannot read is one line naming it."""
     import pandas as pd
 
-    path = _size_checked(path, max_bytes or CSV_MAX_BYTES, "table")
+    if not hasattr(path, "read"):  # an open file is one of our packaged tables
+        path = _size_checked(path, max_bytes or CSV_MAX_BYTES, "table")
     try:
         return pd.read_csv(path, **kwargs)
     except pd.errors.EmptyDataError:

@@ -316,6 +316,10 @@ def cmd_plan(args) -> int:
 
     if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
         raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
+    if args.timed_cores is not None and not 1 <= args.timed_cores <= args.cores - 1:
+        # one core at least is left for the GPU jobs' hosts and the graph preparation
+        raise InputError(f"--timed-cores {args.timed_cores}: must be from 1 to --cores - 1 "
+                         f"({args.cores - 1})")
     config = configs.load(args.configfile)
     result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
                                                       config.get("reference", "reports/reference")),

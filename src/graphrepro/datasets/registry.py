@@ -98,6 +98,28 @@ def _validate(raw: dict, path: Path) -> None:
         what = (f"{e.instance!r} is not {e.schema['description']}"
                 if e.validator == "pattern" and e.schema.get("description") else e.message)
         raise InputError(strip_credentials(f"{path}: {where}: {what}")) from None
+    _refuse_plain_http_unchecked(raw, path)
+
+
+# A server on this machine is reached without a network in between: nothing to tamper on the way.
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _refuse_plain_http_unchecked(raw: dict, path: Path) -> None:
+    """Plain http lets anyone on the way swap the file; only a published sha256 (checked before
+    the file is used) makes it safe. A lock's first-seen sha256 would record the swapped file."""
+    for key, entry in raw["datasets"].items():
+        for where, part in ((f"datasets/{key}", entry), (f"datasets/{key}/topology",
+                                                          entry.get("topology") or {})):
+            if part.get("sha256"):
+                continue
+            for url in [part.get("url") or "", *part.get("mirrors", ())]:
+                host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+                if url.startswith("http://") and host not in _LOOPBACK:
+                    raise InputError(strip_credentials(
+                        f"{path}: {where}: {url} is plain http and the entry has no sha256: "
+                        "refused (anyone on the way could swap the file); give its sha256 or "
+                        "an https URL"))
 
 
 @functools.lru_cache(maxsize=4)
