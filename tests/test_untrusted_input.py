@@ -56,3 +56,69 @@ def test_the_shipped_registry_has_no_unchecked_plain_http():
     for ds in registry.values():
         for url in (ds.url or "", *ds.mirrors):
             assert not url.startswith("http://") or ds.sha256, ds.key
+
+
+# --- files read back --------------------------------------------------------------------------
+
+RUN_HEADER = "graph,solver,source,trial,status,solve_ms,upload_ms,arcs_relaxed\n"
+
+
+@pytest.mark.parametrize("row, says", [
+    ("g,dijkstra,1,0,ok,inf,0.0,10", ":2: solve_ms inf is not a time"),
+    ("g,dijkstra,1,0,ok,-1500,0.0,10", ":2: solve_ms -1500 is not a time"),
+    ("g,dijkstra,1,0,ok,1.5,-0.5,10", ":2: upload_ms -0.5 is not a time"),
+    ("g,dijkstra,1,0,ok,1.5,0.0,2.5", ":2: arcs_relaxed 2.5 is not a count"),
+    ("g,dijkstra,1,-1,ok,1.5,0.0,10", ":2: trial -1 is not a count"),
+])
+def test_a_run_table_with_impossible_times_or_counts_is_refused_at_its_line(tmp_path, row, says):
+    """What retabulate reads (report/tables.py reads every run table through read_run_table)."""
+    from graphrepro.harness.files import read_run_table
+
+    path = tmp_path / "dijkstra.csv"
+    path.write_text(RUN_HEADER + row + "\n")
+    with pytest.raises(InputError, match=says) as e:
+        read_run_table(path)
+    assert "\n" not in str(e.value)
+    path.write_text(RUN_HEADER + "g,dijkstra,1,0,ok,1.5,0.0,10\ng,dijkstra,2,,failed: x,,,\n")
+    assert len(read_run_table(path)) == 2
+
+
+def test_formula_text_is_neutralised_in_every_csv_and_numbers_are_kept(tmp_path, capsys):
+    import pandas as pd
+
+    from graphrepro import atomic
+
+    hostile = ["+SUM(1,2)", "=HYPERLINK(\"http://x\")", "@A1", "\tx", "\rx", "-2+3+cmd|' /C calc'!A0"]
+    kept = ["-1.5", "-233.5--232.5", "-295% (3.95x)", "-inf", "plain", "a=b"]
+    table = pd.DataFrame({"stands_for": hostile + kept, "value": range(12), "=h": [-1.5] * 12})
+    out = tmp_path / "t.csv"
+    atomic.write_csv(table, out)
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    hostile[4] = "\nx"  # a bare CR would end the row: written as a line break, quoted
+    assert list(back["stands_for"]) == ["'" + h for h in hostile] + kept
+    assert list(back.columns) == ["stands_for", "value", "'=h"] and back["'=h"][0] == "-1.5"
+
+
+def test_a_malformed_terrain_origin_record_is_one_line(tmp_path):
+    from graphrepro.datasets.origin import read_origin
+
+    for text in ('["not", "a", "record"]', '{"kind": "real", "reweight": 3}',
+                 '{"kind": "stand-in", "converted": [1]}', "{" * 5000 + "}" * 5000, "\x00garbage"):
+        path = tmp_path / "t.zgrid.origin.json"
+        path.write_text(text)
+        with pytest.raises(InputError) as e:
+            read_origin(path)
+        assert str(e.value).startswith(str(path)) and "\n" not in str(e.value)
+
+
+def test_changed_from_a_1_gb_file_answers_at_once(tmp_path, capsys):
+    import time
+
+    big = tmp_path / "old.csv"
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)  # sparse: costs nothing to make, minutes to parse
+    started = time.monotonic()
+    code = main(["claims", "--ledger", "reports/reference/claims.csv", "--changed-from", str(big)])
+    assert code == 2 and time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert "refused unread" in err and err.count("\n") == 1

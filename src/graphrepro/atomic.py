@@ -119,7 +119,13 @@ _NUMBER_LIKE = re.compile(r"[+-][0-9.,%x() +-]*")
 
 
 def _inert(cell):
-    if not isinstance(cell, str) or not cell.startswith(_FORMULA_START):
+    if not isinstance(cell, str):
+        return cell
+    if "\r" in cell:  # pandas leaves a bare CR unquoted, which ends the row in a reader
+        cell = cell.replace("\r\n", "\n").replace("\r", "\n")
+        if cell.startswith("\n"):
+            return "'" + cell
+    if not cell.startswith(_FORMULA_START):
         return cell
     if cell[0] in "+-" and _NUMBER_LIKE.fullmatch(cell):
         return cell

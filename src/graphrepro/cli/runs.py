@@ -57,9 +57,10 @@ def add_sources(sub) -> None:
 def _origin_of(graph_path) -> dict | None:
     """The origin record written beside a CSR cache (real file or stand-in), if any."""
     from ..datasets import origin_path
+    from ..datasets.origin import read_origin
 
     path = origin_path(graph_path)
-    return load_json(path) if path.is_file() else None
+    return read_origin(path) if path.is_file() else None
 
 
 def cmd_run(args) -> int:

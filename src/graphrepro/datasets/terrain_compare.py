@@ -14,18 +14,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..bounded import load_json, read_csv
+from ..bounded import read_csv
 
 MST_PARTS = ("total_ms", "mst_ms", "dead_ends_ms", "contraction_ms")
 
 
 def _origin(zgrid: str | None) -> str:
-    from .origin import describe_origin
+    from .origin import describe_origin, read_origin
 
     if not zgrid:
         return ""
     path = Path(zgrid + ".origin.json")
-    return describe_origin(load_json(path), brief=True) if path.is_file() else ""
+    return describe_origin(read_origin(path), brief=True) if path.is_file() else ""
 
 
 def _mst(df: pd.DataFrame) -> dict:

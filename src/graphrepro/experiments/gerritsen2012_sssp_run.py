@@ -530,11 +530,11 @@ MEASURE = {"table5_1": measure_table5_1,
 
 def terrain_data(zgrid) -> str:
     """What the grid is (real, or which stand-in), from the origin record beside it."""
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import describe_origin, read_origin
 
     path = Path(zgrid)
     origin = path.with_name(path.name + ".origin.json")
-    what = describe_origin(load_json(origin), brief=True) if origin.is_file() \
+    what = describe_origin(read_origin(origin), brief=True) if origin.is_file() \
         else f"file {path.name}"
     return f"{path.name.split('.')[0]}: {what}"
 

@@ -78,6 +78,7 @@ def read_run_table(path, labels=None):
             raise damaged(path, f"an 'ok' row has no {col}")
     if ok.any() and not pd.api.types.is_numeric_dtype(df["solve_ms"]):
         raise damaged(path, "solve_ms holds something that is not a number")
+    _check_measures(path, df)
     if labels is not None:
         want, have = {int(x) for x in labels}, {int(x) for x in df["source"]}
         if have != want:
@@ -92,6 +93,38 @@ def read_run_table(path, labels=None):
             if any(t != full for t in trials) or len(trials) != len(want - stopped):
                 raise damaged(path, f"not every source has trials 0..{len(full) - 1}")
     return df
+
+
+# Counts a run records: whole numbers, never below 0 (a timing is any finite number >= 0).
+COUNT_COLUMNS = ("source", "trial", "device_bytes", "iterations", "kernel_launches",
+                 "host_round_trips", "grid_syncs", "resident_blocks", "resident_threads",
+                 "vertices_expanded", "arcs_relaxed", "atomics", "improving_atomics",
+                 "redundant_relaxations", "redundant_expansions", "switch_arcs", "far_passes",
+                 "near_far_rounds")
+
+
+def _check_measures(path, df) -> None:
+    """Every time (``*_ms``) finite and >= 0 and every count a whole number >= 0, else the
+    first bad cell's line: a table handed to retabulate must not put ``inf`` or ``-1500`` into
+    a published comparison."""
+    import numpy as np
+    import pandas as pd
+
+    for col in df.columns:
+        is_time = str(col).endswith("_ms")
+        if not is_time and col not in COUNT_COLUMNS:
+            continue
+        given = df[col].notna()
+        values = pd.to_numeric(df[col], errors="coerce")
+        with np.errstate(invalid="ignore"):
+            bad = given & ~(np.isfinite(values) & (values >= 0))
+            if not is_time:
+                bad |= given & np.isfinite(values) & (values != np.floor(values))
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            kind = "a time (finite, >= 0)" if is_time else "a count (a whole number >= 0)"
+            raise InputError(f"{path}:{row + 2}: {col} {df[col].iloc[row]} is not {kind}; "
+                             "refused (no table of ours holds it)")
 
 
 # --- sources records -----------------------------------------------------------------------------

@@ -347,11 +347,11 @@ def _terrain_compare(results: Path, table_id: str = "t-terrain-compare") -> dict
 
 def _terrains(results: Path) -> list[dict]:
     """Converted elevation grids (gerritsen2012), with what each one is."""
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import describe_origin, read_origin
 
     out = []
     for p in sorted((results / "terrain").glob("*.zgrid.origin.json")):
-        origin = load_json(p)
+        origin = read_origin(p)
         c = origin.get("converted", {})
         out.append({"name": p.name[: -len(".zgrid.origin.json")], "kind": origin.get("kind"),
                     "document_name": origin.get("document_name", ""),
