@@ -122,3 +122,53 @@ def test_changed_from_a_1_gb_file_answers_at_once(tmp_path, capsys):
     assert code == 2 and time.monotonic() - started < 10
     err = capsys.readouterr().err
     assert "refused unread" in err and err.count("\n") == 1
+
+
+# --- archives and network ---------------------------------------------------------------------
+
+def _sparse_tar(path, name: str, size: int = 1 << 40):
+    """A 200-byte tar.gz whose member declares 1 TiB (GNU sparse, all hole): read, it is an hour
+    of zeros."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(name)
+        info.pax_headers = {"GNU.sparse.map": "0,0", "GNU.sparse.realsize": str(size)}
+        tar.addfile(info)
+        small = tarfile.TarInfo(name.rsplit("/", 1)[0] + "/README")
+        small.size = 3
+        tar.addfile(small, io.BytesIO(b"hi\n"))
+    return path
+
+
+def test_a_sparse_1_tib_member_is_refused_before_extraction(tmp_path):
+    import time
+
+    from graphrepro.datasets.peers import tree_digest
+    from graphrepro.datasets.validate import InvalidDatasetFile
+    from graphrepro.errors import GraphFormatError
+    from graphrepro.graph.formats import read_graph
+
+    started = time.monotonic()
+    with pytest.raises(InvalidDatasetFile, match="declares 1,099,511,627,776 bytes.*refused "
+                                                 "before extraction"):
+        tree_digest(_sparse_tar(tmp_path / "peer.tar.gz", "peer-abc/src/big.cu"))
+    with pytest.raises(GraphFormatError, match="refused before extraction"):
+        read_graph(_sparse_tar(tmp_path / "m.tar.gz", "m/m.mtx"), mtx_values="ignore")
+    assert time.monotonic() - started < 5
+
+
+def test_a_gzip_encoded_download_stops_at_the_registrys_size(tmp_path):
+    import gzip
+
+    from graphrepro.datasets.download import DownloadError, download
+    from loopback import Server
+
+    bomb = gzip.compress(b"\0" * (8 << 20))  # 8 KB sent, 8 MiB decoded
+    with Server({"/gzenc/bomb.gr": bomb}) as server:
+        dest = tmp_path / "bomb.gr"
+        with pytest.raises(DownloadError, match="passes the file's 82,000 bytes"):
+            download(server.url + "/gzenc/bomb.gr", dest, size=82_000, timeout=(2.0, 2.0),
+                     retries=0, progress=False)
+    assert not dest.exists() and not dest.with_name("bomb.gr.part").exists()

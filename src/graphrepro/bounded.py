@@ -200,3 +200,29 @@ def read_csv(path, *, max_bytes: int | None = None, **kwargs):
 def check_size(path, max_bytes: int, what: str = "file") -> Path:
     """``path``, refused in one line when it is over ``max_bytes`` (read from its size)."""
     return _size_checked(path, max_bytes, what)
+
+
+# --- archives ---------------------------------------------------------------------------------
+
+# What a tar member may expand to, per byte of the archive: text compresses about 5 to 10 times,
+# gzip at most about 1000 times (a file of one repeated byte); a sparse member declares any size
+# at all (1 TiB in a few hundred bytes). Checked from each member's header, before extraction.
+ARCHIVE_RATIO = 100
+ARCHIVE_SLACK = 1 << 20
+
+
+class ArchiveBound:
+    """Refuses a tar member (``check``) once the members' declared sizes add up to more than
+    ``ARCHIVE_RATIO`` times the archive's own size, before a byte of it is extracted."""
+
+    def __init__(self, archive):
+        self.archive = archive
+        self.limit = ARCHIVE_RATIO * os.stat(archive).st_size + ARCHIVE_SLACK
+        self.total = 0
+
+    def check(self, member) -> None:
+        self.total += max(int(member.size), 0)
+        if self.total > self.limit:
+            raise BadFile(f"{self.archive}: member {member.name} declares {member.size:,} bytes, "
+                          f"past {ARCHIVE_RATIO} times the archive's size ({self.limit:,} bytes "
+                          "in all): a sparse or compression bomb; refused before extraction")

@@ -34,7 +34,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from .. import atomic
-from ..bounded import load_json
+from ..bounded import ArchiveBound, BadFile, load_json
 from ..errors import GraphreproError
 from ..native import find_nvcc
 from ..native.peers import MANIFEST, NOT_BUILT_NO_NVCC, peers_dir
@@ -112,13 +112,20 @@ class PeerSourceError(GraphreproError):
 # --- the tree and its digest -------------------------------------------------------------------
 
 def _members(tar: tarfile.TarFile):
-    """(path below the top folder, member) of every file and link, refusing unsafe paths."""
+    """(path below the top folder, member) of every file and link, refusing unsafe paths and
+    members that declare more than the archive can hold (a sparse 1 TiB member)."""
+    bound = ArchiveBound(tar.name)
     for member in tar.getmembers():
         if member.isdir() or member.type == tarfile.XGLTYPE or member.type == tarfile.XHDTYPE:
             continue
         parts = PurePosixPath(member.name).parts
         if member.name.startswith("/") or ".." in parts:
             raise InvalidDatasetFile(f"unsafe path in the archive: {member.name}")
+        if member.isfile():
+            try:
+                bound.check(member)
+            except BadFile as e:
+                raise InvalidDatasetFile(str(e)) from None
         if len(parts) < 2:
             continue  # the archive's own top-level entries (pax headers) carry no file
         yield "/".join(parts[1:]), member
