@@ -4,6 +4,8 @@ broken disk) would."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -172,3 +174,56 @@ def test_a_gzip_encoded_download_stops_at_the_registrys_size(tmp_path):
             download(server.url + "/gzenc/bomb.gr", dest, size=82_000, timeout=(2.0, 2.0),
                      retries=0, progress=False)
     assert not dest.exists() and not dest.with_name("bomb.gr.part").exists()
+
+
+# --- faults -----------------------------------------------------------------------------------
+
+def test_an_output_linked_to_an_open_file_of_the_process_is_written_through(tmp_path):
+    """`--output /dev/stdout` with stdout redirected to a file: /dev/stdout is a link to
+    /proc/self/fd/1; replacing it would replace the link (as root, the machine's /dev/stdout)."""
+    import os
+
+    from graphrepro import atomic
+
+    log = tmp_path / "stdout.log"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        near = tmp_path / "stdout"  # a link as /dev/stdout is one, and a link to that link
+        near.symlink_to(f"/proc/self/fd/{fd}")
+        far = tmp_path / "out.txt"
+        far.symlink_to(near)
+        for link in (near, far):
+            atomic.write_text(link, f"through {link.name}\n")
+            assert link.is_symlink() and log.read_text() == f"through {link.name}\n"
+    finally:
+        os.close(fd)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt", "stdout", "stdout.log"]
+
+
+def test_the_old_output_is_replaced_only_by_a_whole_write_already_on_disk(tmp_path, monkeypatch):
+    """A kill (or a crash) at any moment leaves the old file or the whole new one: the rename
+    comes after the temporary's fsync, and the folder is synced after the rename."""
+    import os
+
+    from graphrepro import atomic
+
+    out = tmp_path / "dist.txt"
+    out.write_text("the old answer\n")
+    new = "1 0\n2 7\n" * 1000
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        st = os.fstat(fd)
+        events.append(("fsync", "dir" if os.path.isdir(f"/proc/self/fd/{fd}") else st.st_size))
+        real_fsync(fd)
+
+    def replace(a, b):
+        events.append(("replace", Path(b).name))
+        real_replace(a, b)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    atomic.write_text(out, new)
+    assert events == [("fsync", len(new)), ("replace", "dist.txt"), ("fsync", "dir")]
+    assert out.read_text() == new
