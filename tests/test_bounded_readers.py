@@ -102,3 +102,16 @@ def test_a_broken_file_is_still_a_value_error_for_callers_that_fall_back(tmp_pat
     path.write_text("{not json")
     with pytest.raises(ValueError):
         load_json(path)
+
+
+def test_plan_and_datasets_refuse_an_alias_bomb_at_once(tmp_path, capsys):
+    from graphrepro.cli import main
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(_list_bomb(12))
+    started = time.monotonic()
+    assert main(["plan", "--configfile", str(bomb)]) == 2
+    assert main(["datasets", "--registry", str(bomb)]) == 2
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("aliases" in line and str(bomb) in line for line in err)
