@@ -113,6 +113,17 @@ def test_a_malformed_terrain_origin_record_is_one_line(tmp_path):
         assert str(e.value).startswith(str(path)) and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("depth", [100, 200_000])
+def test_a_deeply_nested_record_is_one_line_not_a_recursion_error(tmp_path, depth):
+    from graphrepro.harness.files import read_record
+
+    path = tmp_path / "run.provenance.json"
+    path.write_text('{"a": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(InputError, match="nested past any record of ours") as e:
+        read_record(path, "a provenance record")
+    assert "\n" not in str(e.value)
+
+
 def test_changed_from_a_1_gb_file_answers_at_once(tmp_path, capsys):
     import time
 

@@ -141,6 +141,11 @@ def load_yaml(path):
 
 # --- JSON -------------------------------------------------------------------------------------
 
+def nested_too_deep(value) -> bool:
+    """True for parsed JSON nested deeper than ``JSON_MAX_DEPTH``."""
+    return _depth(value) > JSON_MAX_DEPTH
+
+
 def _depth(value) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:

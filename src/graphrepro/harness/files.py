@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from .. import atomic
-from ..bounded import CSV_MAX_BYTES, JSON_MAX_BYTES, check_size, read_csv
+from ..bounded import CSV_MAX_BYTES, JSON_MAX_BYTES, check_size, nested_too_deep, read_csv
 from ..errors import DamagedFile, InputError, damaged  # noqa: F401  (re-exported)
 
 # --- CSV tables -------------------------------------------------------------------------------
@@ -149,6 +149,8 @@ def read_record(path, what: str) -> dict:
         raise damaged(path, f"not valid JSON (line {e.lineno}: {e.msg})") from None
     except RecursionError:
         raise damaged(path, "not a record (nested past any record of ours)") from None
+    if nested_too_deep(record):
+        raise damaged(path, "not a record (nested past any record of ours)")
     if not isinstance(record, dict):
         raise damaged(path, f"not {what} (a JSON object)")
     return record
