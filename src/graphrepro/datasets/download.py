@@ -217,7 +217,7 @@ def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: floa
                         written += len(block)
                         if size is not None and written > size:
                             part.unlink()
-                            raise _Permanent(f"the body passes the file's {size:,} bytes "
+                            raise _Permanent(f"the body passes the expected {size:,} bytes "
                                              f"(the registry's size"
                                              f"{', decoded' if encoded and decode else ''}): "
                                              "stopped there and deleted", True)
