@@ -156,7 +156,7 @@ def test_through_the_harness():
 
 
 @pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
-                                 {"threads_per_block": 1024}, {"c": 0}, {"chase": -1},
+                                 {"threads_per_block": 1024}, {"c": -1}, {"chase": -1},
                                  {"hub": -1}, {"reach": 0}, {"reach": 33}, {"rounds": 0}])
 def test_bad_parameters(bad):
     with pytest.raises(InputError):

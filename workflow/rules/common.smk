@@ -317,9 +317,9 @@ def _expected_seconds():
     out = {}
     given = os.environ.get("GRAPHREPRO_ESTIMATES")
     if given and os.path.isfile(given):
-        import json
+        from graphrepro.bounded import load_json
 
-        for path, secs in json.loads(Path(given).read_text()).items():
+        for path, secs in load_json(given).items():
             path = Path(path)
             name = path.name.removesuffix(".csv")
             if path.parent.parent.name == "shards":

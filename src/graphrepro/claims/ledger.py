@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounded import read_csv
 from ..errors import InputError
 from .rule import KINDS, VERDICTS, Evidence, judge
 
@@ -41,7 +42,7 @@ def load_claims(document: str | None = None) -> pd.DataFrame:
         if not path.is_file():
             continue
         with path.open() as f:
-            df = pd.read_csv(f, dtype=str, keep_default_na=False)
+            df = read_csv(f, dtype=str, keep_default_na=False)
         _check(df, f"published/claims/{doc.short}.csv")
         frames.append(df.assign(document=doc.short))
     if not frames:
@@ -160,7 +161,7 @@ def collect(results: Path) -> pd.DataFrame:
     claims = load_claims()
     built = {}
     for p in sorted((results / "targets").glob("*.claims.csv")):
-        df = pd.read_csv(p, dtype=str, keep_default_na=False).reindex(
+        df = read_csv(p, dtype=str, keep_default_na=False).reindex(
             columns=LEDGER_COLUMNS, fill_value="")
         for _, row in df.iterrows():
             built[row["claim_id"]] = row.to_dict()

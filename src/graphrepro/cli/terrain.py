@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import json_text
 from ..errors import InputError, interrupt_in
 from ..harness.files import write_provenance
 from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
@@ -439,7 +440,7 @@ def cmd_sssp_experiment(args) -> int:
     def log(m):
         print(m, file=sys.stderr)
 
-    settings = json.loads(args.settings) if args.settings else {}
+    settings = json_text(args.settings, "--settings") if args.settings else {}
     # a resumable table (Table 5.7) stops itself between two block sizes at a call's deadline
     work = Work(args.workdir, args.table, settings_for(args.table, settings), args.terrain,
                 should_stop=deadline_stop(), log=log)

@@ -37,3 +37,24 @@ def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
     if kind == "file":
         return f"file {origin.get('file', '')}{extra}"
     return str(kind or "unknown") + extra
+
+
+def read_origin(path) -> dict:
+    """The origin record at ``path`` (a graph's or a terrain's), refused in one line naming it
+    when it is no record of ours: not an object, or fields of the wrong kind."""
+    from ..bounded import load_json
+    from ..errors import InputError
+
+    record = load_json(path)
+    problem = None if isinstance(record, dict) else "not a JSON object"
+    if problem is None:
+        converted = record.get("converted", {})
+        try:
+            if not isinstance(converted, dict):
+                raise TypeError("'converted' is not an object")
+            describe_origin(record)
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError) as e:
+            problem = str(e) or type(e).__name__
+    if problem is not None:
+        raise InputError(f"{path}: not an origin record ({problem})")
+    return record

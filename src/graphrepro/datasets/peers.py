@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from .. import atomic
+from ..bounded import ArchiveBound, BadFile, load_json
 from ..errors import GraphreproError
 from ..native import find_nvcc
 from ..native.peers import MANIFEST, NOT_BUILT_NO_NVCC, peers_dir
@@ -115,9 +116,11 @@ class PeerSourceError(GraphreproError):
 def _members(tar: tarfile.TarFile):
     """(path below the top folder, member) of every file and link, refusing unsafe paths: no
     absolute path, no ``..``, no NUL or line break (which could spell out other entries of a
-    listing), no part that reads as an option, and no path twice (a later member would replace
-    an earlier one on unpacking)."""
+    listing), no part that reads as an option, no path twice (a later member would replace
+    an earlier one on unpacking), and no member that declares more than the archive can hold
+    (a sparse 1 TiB member)."""
     seen = set()
+    bound = ArchiveBound(tar.name)
     for member in tar.getmembers():
         if member.isdir() or member.type == tarfile.XGLTYPE or member.type == tarfile.XHDTYPE:
             continue
@@ -125,6 +128,11 @@ def _members(tar: tarfile.TarFile):
         if (member.name.startswith("/") or ".." in parts or any(c in member.name for c in "\0\n\r")
                 or any(p.startswith("-") for p in parts)):  # a build's command line: no option
             raise InvalidDatasetFile(f"unsafe path in the archive: {member.name!r}")
+        if member.isfile():
+            try:
+                bound.check(member)
+            except BadFile as e:
+                raise InvalidDatasetFile(str(e)) from None
         if len(parts) < 2:
             continue  # the archive's own top-level entries (pax headers) carry no file
         path = "/".join(parts[1:])
@@ -409,7 +417,7 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
 
 def _record(path: Path) -> dict | None:
     try:
-        record = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        record = load_json(path)
+    except (FileNotFoundError, ValueError):
         return None
     return record if isinstance(record, dict) and "key" in record else None

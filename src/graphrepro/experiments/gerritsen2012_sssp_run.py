@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounded import load_json
 from ..errors import InputError
 from ..harness.measure import NOT_RUN_NO_GPU
 from .gerritsen2012_sssp_extrapolate import extrapolate_alg1, extrapolation_point
@@ -194,7 +195,7 @@ def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> d
     records for the same blocks; a chunk at a time."""
     from ..solvers.gerritsen2012 import sssp_io
 
-    meta = json.loads((directory / "gprime.json").read_text())
+    meta = load_json((directory / "gprime.json"))
     m, per = int(meta["m"]), int(meta["per"])
     k = 4 * m - 4
     got = sssp_io.RecordFile(directory / "bnd.rec", (k, k), meta["dtype"], per * per,
@@ -529,11 +530,11 @@ MEASURE = {"table5_1": measure_table5_1,
 
 def terrain_data(zgrid) -> str:
     """What the grid is (real, or which stand-in), from the origin record beside it."""
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import describe_origin, read_origin
 
     path = Path(zgrid)
     origin = path.with_name(path.name + ".origin.json")
-    what = describe_origin(json.loads(origin.read_text()), brief=True) if origin.is_file() \
+    what = describe_origin(read_origin(origin), brief=True) if origin.is_file() \
         else f"file {path.name}"
     return f"{path.name.split('.')[0]}: {what}"
 

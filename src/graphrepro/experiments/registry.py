@@ -10,6 +10,8 @@ from typing import Callable
 
 import pandas as pd
 
+from ..bounded import read_csv
+
 
 @dataclass(frozen=True)
 class Target:
@@ -55,4 +57,4 @@ def published(document: str) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame(columns=["item", "where", "row", "column", "value", "unit", "note"])
     with path.open() as f:
-        return pd.read_csv(f, dtype=str, keep_default_na=False)
+        return read_csv(f, dtype=str, keep_default_na=False)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
+from ..bounded import load_json
 from ..errors import GraphreproError
 
 PROGRAMS = ("cpp_dijkstra", "bgl_dijkstra", "bgl_mst")
@@ -134,8 +135,8 @@ def _locked(directory: Path):
 
 def _manifest(directory: Path) -> dict:
     try:
-        return json.loads((directory / "manifest.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        return load_json((directory / "manifest.json"))
+    except (FileNotFoundError, ValueError):
         return {"programs": {}}
 
 
@@ -244,8 +245,8 @@ def build_cuda(directory: Path | None = None, *, force: bool = False, log=None) 
     with _locked(directory):
         path = directory / CUDA_MANIFEST
         try:
-            manifest = json.loads(path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
+            manifest = load_json(path)
+        except (FileNotFoundError, ValueError):
             manifest = {}
         nvcc = find_nvcc()
         programs = manifest.get("programs", {})

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import load_json
 from .ledger import VERDICTS
 
 
@@ -34,7 +35,7 @@ def terminal_summary(report: str, started: float) -> str:
         lines.append(f"The report ({report}) was not rebuilt by this run; "
                      "`snakemake --cores all` rebuilds it.")
         return "\n".join(lines)
-    record = json.loads(path.read_text())
+    record = load_json(path)
     total = sum(record["claims"].values())
     lines.append(f"Report: {Path(report).resolve().as_uri()}")
     lines.append(f"{total} claims: " + ", ".join(f"{n} {v}" for v, n in record["claims"].items()))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import atomic
+from ..bounded import read_csv
 from ..experiments import get_target, published
 
 
@@ -99,7 +100,7 @@ def _benchmark(path) -> pd.DataFrame:
 
     check_csv(path)
     # the launch-path rule reads a benchmark's path as it reads a run table's
-    return pd.read_csv(path).assign(launch_path=launch_path_of(Path(path)),
+    return read_csv(path).assign(launch_path=launch_path_of(Path(path)),
                                     run=_run_label(Path(path)))
 
 

@@ -27,6 +27,7 @@ import uuid
 from pathlib import Path
 
 from ... import atomic
+from ...bounded import load_json
 from ...errors import InputError
 
 JOURNAL = "journal.jsonl"
@@ -71,7 +72,7 @@ class Journal:
         fp = self.directory / FINGERPRINT
         if fp.is_file():
             try:
-                have = json.loads(fp.read_text())
+                have = load_json(fp)
             except ValueError:
                 have = None
             if have != want:

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ... import atomic, gpu, mst, native
+from ...bounded import load_json
 from ...errors import InputError, VerificationError
 from ...gpu import NOT_RUN_NO_GPU
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
@@ -226,7 +227,7 @@ def load_block_references(path, zgrid, *, block_side: int, blocks: int) -> dict:
     """The references of `block_references` written to ``path``, for this grid and these blocks
     only (else InputError, naming what differs): {block index: (weight, digest)}."""
     try:
-        record = json.loads(Path(path).read_text())
+        record = load_json(Path(path))
         zb = ZBlocks(zgrid, IOCounter())
         want = {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
                 "block_side": block_side, "blocks": len(_chosen_blocks(zb, block_side, blocks))}
@@ -334,8 +335,8 @@ def _kept_row(row_file: Path, fingerprint: dict) -> dict:
     """The row an earlier process of this same run finished, or WorkDirMismatch (one line) for a
     row of another grid, other settings or another commit, or one without a fingerprint."""
     try:
-        kept = json.loads(row_file.read_text())
-    except (ValueError, UnicodeDecodeError):
+        kept = load_json(row_file)
+    except ValueError:  # bounded's refusal is a ValueError too
         kept = None
     have = kept.get("fingerprint") if isinstance(kept, dict) else None
     want = _canonical(fingerprint)

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import numba
 import numpy as np
 
 from ... import atomic
+from ...bounded import load_json
 from ...errors import InputError
 from ...terrain import morton
 from ...terrain.blockio import IOCounter
@@ -180,7 +180,7 @@ class Gprime:
         path = directory / "gprime.json"
         if not path.is_file():
             raise InputError(f"{directory}: no G' there (run phase 1 first)")
-        meta = json.loads(path.read_text())
+        meta = load_json(path)
         if meta.get("partial"):
             raise InputError(f"{directory}: phase 1 ran on some blocks only (a timing run); "
                              "phases 2 and 3 need the whole G'")

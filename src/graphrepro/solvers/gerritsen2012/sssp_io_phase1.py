@@ -18,11 +18,20 @@ import numba
 import numpy as np
 
 from ... import atomic
+from ...bounded import load_json
 from ...errors import InputError, VerificationError
 from ...terrain.blockio import IOCounter, ZBlocks
 from . import PHASE1, register_step, step
-from .sssp_io_blocks import (GPRIME_FORMAT, MISSING, Gprime, RecordFile, _block_dijkstra,
-                             _distance_dtype, block_layout, slot_table)
+from .sssp_io_blocks import (
+    GPRIME_FORMAT,
+    MISSING,
+    Gprime,
+    RecordFile,
+    _block_dijkstra,
+    _distance_dtype,
+    block_layout,
+    slot_table,
+)
 from .types import Phase1Result, boundary_cells
 
 
@@ -268,7 +277,7 @@ def centre_blocks(per: int, n: int) -> list[tuple[int, int]]:
 def partial_bnd(directory) -> tuple[dict, np.ndarray]:
     """A timing run's G' metadata and the boundary-pair records of its blocks, in its order."""
     directory = Path(directory)
-    meta = json.loads((directory / "gprime.json").read_text())
+    meta = load_json((directory / "gprime.json"))
     m, per = int(meta["m"]), int(meta["per"])
     k = 4 * m - 4
     rec = RecordFile(directory / "bnd.rec", (k, k), meta["dtype"], per * per, IOCounter())
