@@ -59,6 +59,7 @@ from ... import gpu
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
+from .defaults import default_c
 from .warp import WARP, compile_warp_expand
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
@@ -453,21 +454,6 @@ def _compile(count: bool):
     return frontier
 
 
-# c, from the graph's own mean out-degree (issue 54), never from its name. The tuning set (real
-# NY, the calnev and western stand-ins, NY and calnev with weights 1..1000: mean out-degree 2.4 to
-# 2.8) put the best c at 16-64 and 32 within 3% of the best on every one of them
-# (reports/evidence/frontier4/call-4, -5); c=8, issue 21's choice for its design, was 8-34%
-# slower there. Past the degrees the tuning set covered (up to ROAD_DEGREE) c stays the value
-# rounds 2 and 3 kept, with the uniform random and web graphs in view: on the held-out uniform
-# graph (mean out-degree 8) c=32 took 4.81 ms against 3.00 for c=8 (call-7).
-ROAD_DEGREE, ROAD_C, OTHER_C = 4.0, 32.0, 8.0
-
-
-def default_c(graph) -> float:
-    degree = graph.num_arcs / max(graph.num_vertices, 1)
-    return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
-
-
 def _pow2_at_least(x: int) -> int:
     return 1 << max(0, int(x - 1).bit_length())
 
@@ -589,11 +575,9 @@ def _zero_kernel(array):
                       "queues, a warp expands its lanes' vertices together and chases within a "
                       "bucket, pushes are staged per slot, the block shares a hub's arcs; "
                       "termination by a pending count (issues 21, 34)",
-          # defaults: c=0 (Delta = c x mean weight / mean out-degree, c from the graph's mean
-          # out-degree: default_c above, since issue 54); lookahead=4 (8 no better, 2 slower on
-          # the tuning set: reports/evidence/frontier4/call-5); blocks=0 is one per SM. hub=32, 256
-          # threads (chunk=0: one a thread) since issue 34's round 2;
-          # warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
+          # defaults: c=0 (Delta = c x mean weight / mean out-degree; c from the mean out-degree,
+          # defaults.py, issue 54); lookahead=4 (frontier4/call-5); blocks=0 is one per SM. hub=32,
+          # 256 threads (chunk=0: one a thread) since issue 34's round 2; warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
           # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
           # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
           # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
