@@ -146,6 +146,9 @@ class Evidence:
     n: str = ""
     data: str = ""
     detail: str = ""
+    # the tables the numbers came from: (graph, run id) for a run table, a name for a benchmark
+    # table; the ledger's run, sources, trials, device and data_kind are computed from these
+    reads: tuple = ()
 
     def estimate(self, rng: np.random.Generator) -> Estimate:  # pragma: no cover (abstract)
         raise NotImplementedError

@@ -168,6 +168,7 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
     if rows is not None:  # timed back to back: trial t of each at a source is the unit
         return Bootstrap(groups=[rows], statistic=_ratio_paired, units="(source, trial) pairs",
                          n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                         reads=tables(graph, [num, den]),
                          detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} "
                                 f"{label}, timed interleaved")
     if len(both):  # paired by source (or by trial, for one source)
@@ -179,6 +180,7 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
         stat = _ratio_unpaired
     return Bootstrap(groups=groups, statistic=stat, units=unit_name(runs, graph, num),
                      n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                     reads=tables(graph, [num, den]),
                      drift=drift_between(runs, graph, [num, den], column),
                      detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} {label}")
 
@@ -194,6 +196,13 @@ def drift_between(runs: pd.DataFrame, graph: str, variants, column: str = "solve
     if mine["source"].nunique() < 2:
         return []
     return pass_drift(runs, graph, pd.unique(runs.loc[runs["graph"] == graph, "variant"]), column)
+
+
+def tables(graphs, variants) -> tuple:
+    """The run tables a claim read (Evidence.reads): every run id of ``variants`` on each of
+    ``graphs``."""
+    graphs = [graphs] if isinstance(graphs, str) else list(graphs)
+    return tuple((g, v) for g in graphs for v in dict.fromkeys(variants))
 
 
 def _ratio_paired(groups):
