@@ -79,9 +79,11 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFra
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
-    from .origin import where_from
+    from .origin import mark_jobs, where_from
 
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
+    for e in evidence.values():
+        mark_jobs(e, runs, extra.get("benchmarks"))
     gpu = run_gpu(runs, extra.get("benchmarks"))
     return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
                           **where_from(e, runs, extra.get("benchmarks"), stats)}

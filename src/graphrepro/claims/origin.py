@@ -72,6 +72,23 @@ def read_rows(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> l
     return out
 
 
+def mark_jobs(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> None:
+    """Set ``jobs`` on every piece of evidence (and part of one) that names the tables it read
+    and not its jobs: the jobs of those tables' rows (``job``, from their provenance records), so
+    the rule sees a comparison that crosses jobs without each evidence function saying so. A
+    part that names no table of its own was read from its whole's tables."""
+    if getattr(evidence, "reads", ()) and not getattr(evidence, "jobs", ()):
+        jobs = []
+        for _, rows in read_rows(evidence, runs, benchmarks):
+            if "job" in rows:
+                jobs += [str(j) for j in rows["job"].dropna().unique() if str(j)]
+        evidence.jobs = tuple(dict.fromkeys(jobs))
+    for part in getattr(evidence, "parts", ()) or ():
+        if not getattr(part, "reads", ()) and not getattr(part, "jobs", ()):
+            part.jobs = getattr(evidence, "jobs", ())
+        mark_jobs(part, runs, benchmarks)
+
+
 def _table_name(rows: pd.DataFrame, fallback: str) -> str:
     names = rows["run_table"].dropna().unique() if "run_table" in rows else []
     return str(names[0]) if len(names) else fallback + ".csv"

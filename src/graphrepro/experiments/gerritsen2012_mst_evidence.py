@@ -39,6 +39,20 @@ def _data(benchmarks, *names) -> str:
     return ""
 
 
+def _job_drift(benchmarks) -> float | None:
+    """The drift measured between jobs: the largest between a shard's first timing and its
+    repeat in a later job (block_drift), relative; None where no shard was timed again. The
+    versions of a comparison were timed in jobs of their own, so this, not a pass of one job,
+    is what could move one against the other."""
+    drift = block_drift(benchmarks)
+    return float(np.expm1(max(drift))) if drift else None
+
+
+def _reads(*names) -> tuple:
+    """The benchmark tables behind a claim (Evidence.reads), from versions or table names."""
+    return tuple(n if n.startswith("gerritsen2012_") else bench(n) for n in names)
+
+
 def _why_not(benchmarks, *variants) -> Untestable | None:
     for v in variants:
         why = not_run_reason(variant_table(benchmarks, v))
@@ -73,9 +87,9 @@ def gain(benchmarks, base: str, new: str, statistic=_gain):
     p = _paired(benchmarks, base, new)
     trials = int(variant_table(benchmarks, new).groupby("block").size().median())
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=statistic, units="blocks",
-                     drift=block_drift(benchmarks),
+                     job_drift=_job_drift(benchmarks),
                      n=f"{len(p)} blocks x {trials} trial{'s' * (trials != 1)}",
-                     data=_data(benchmarks, new, base),
+                     data=_data(benchmarks, new, base), reads=_reads(new, base),
                      detail=f"{base} {p['a'].mean():.3g} ms, {new} {p['b'].mean():.3g} ms per block")
 
 
@@ -96,7 +110,8 @@ def _cpu_wins(benchmarks):
     wins = int((p["a"] < p["b"]).sum())
     data = _data(benchmarks, "gpu_baseline", "cpu_baseline")
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=_a_faster, units="blocks",
-                     drift=block_drift(benchmarks), n=f"{len(p)} blocks", data=data,
+                     job_drift=_job_drift(benchmarks), n=f"{len(p)} blocks", data=data,
+                     reads=_reads("cpu_baseline", "gpu_baseline"),
                      detail=f"the CPU version is faster on {wins} of {len(p)} blocks; the slowest "
                             f"GPU block {p['b'].max():.3g} ms, the slowest CPU block "
                             f"{p['a'].max():.3g} ms")
@@ -158,7 +173,7 @@ def share(benchmarks):
 
     arr = np.column_stack([pb["dead_ends_ms"], pb["contraction_ms"], pb[cols].to_numpy()])
     return Bootstrap(groups=[arr], statistic=stat, units="blocks", n=f"{len(pb)} blocks",
-                     data=_data(benchmarks, want),
+                     data=_data(benchmarks, want), reads=_reads(want),
                      detail=f"{want}" + ("" if want.startswith("gpu") else
                                          " (the GPU version did not run here)"))
 
@@ -183,7 +198,7 @@ def _sweep_fit(benchmarks, column) -> Fit | Untestable:
     trials = int(np.median([len(y) for y in ys]))
     return Fit(xs=[float(n) for n in sizes], ys=ys, units="trials", counted=column != "time_ms",
                n=f"{len(sizes)} sizes x {trials} trial{'s' * (trials != 1)}",
-               data=_data(benchmarks, SWEEP),
+               data=_data(benchmarks, SWEEP), reads=_reads(SWEEP),
                detail=f"N = {int(sizes[0])}..{int(sizes[-1])}: "
                       + ", ".join(f"{np.mean(y):.4g}" for y in ys))
 
@@ -209,7 +224,7 @@ def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
     c = rows(PHASES[0])
     shares = 100 * c["phase1_ms"] / (c["phase1_ms"] + c["phase2_ms"] + c["phase3_ms"])
     out["t38.phase1_most"] = Spread(values=list(shares), what="trials", n=f"{len(c)} trial(s)",
-                                    data=data, detail=f"{cpu['_side']}^2 grid: phase 1 "
+                                    data=data, reads=(PHASES[0],), detail=f"{cpu['_side']}^2 grid: phase 1 "
                                     f"{cpu['Phase 1'] / 1e3:.3g} of {cpu['Total'] / 1e3:.3g} s")
     if gpu is None:
         why = not_run_reason((benchmarks or {}).get(PHASES[1]))
@@ -223,6 +238,7 @@ def evidence_table3_8(claims, runs, stats, benchmarks=None) -> dict:
         gains = [100 * (a - b) / a for a in tc for b in tg]  # every pairing of the runs
         out["t38.gpu_gain"] = Spread(values=gains, what="pairings of the CPU and GPU runs",
                                      n=f"{len(tc)} x {len(tg)} run(s)", data=data,
+                                     reads=tuple(PHASES),
                                      detail=f"{cpu['_side']}^2 grid: {cpu['Total'] / 1e3:.3g} s "
                                             f"against {gpu['Total'] / 1e3:.3g} s; trees identical")
     return out

@@ -31,6 +31,27 @@ def _data(b: pd.DataFrame) -> str:
     return str(b["data"].iloc[0]) if len(b) and "data" in b else ""
 
 
+def _reading(out: dict, *tables: str) -> dict:
+    """The evidence of one table's claims, each marked as read from ``tables``
+    (``gerritsen2012_<table>``) unless it names its own (Evidence.reads)."""
+    for e in out.values():
+        if not isinstance(e, Untestable) and not e.reads:
+            e.reads = tuple(f"gerritsen2012_{t}" for t in tables)
+    return out
+
+
+def reads_table(*tables: str):
+    """An evidence function whose claims read ``tables`` (see :func:`_reading`)."""
+    import functools
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def evidence(*args, **kwargs):
+            return _reading(fn(*args, **kwargs), *tables)
+        return evidence
+    return wrap
+
+
 def _missing(b: pd.DataFrame, table: str) -> Untestable:
     return Untestable(reason=f"{table} was not measured in this results directory")
 
@@ -115,6 +136,7 @@ def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
                             "and no extrapolation"), "stopped")
 
 
+@reads_table("table5_1")
 def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_1")
     out = {"t51.gpu_times": Untestable(reason="see the claim"),
@@ -224,13 +246,19 @@ def _variant_ratio(benchmarks, table, variant) -> object:
     ratios = trial_ratios(b, variant)
     if len(ratios) >= 2:
         return Spread(values=ratios, what="interleaved trials", data=_data(b),
-                      n=_trials_n(b, len(ratios)),
+                      n=_trials_n(b, len(ratios)), reads=(f"gerritsen2012_{table}",),
                       detail=detail + "; each trial's ratio " + ", ".join(f"{r:.3g}" for r in ratios))
     error, basis = two_d_variation(benchmarks)
     if error is None:  # no repeat: one run each, nothing to weigh the difference against
         return Untestable(reason=basis)
-    return Validated(value=a / d, error=error, basis=basis, data=_data(b),
-                     n="1 I/O-block per variant (whole blocks, timed once)", detail=detail)
+    return Validated(value=a / d, error=error, basis=basis, data=_data(b), reads=BOTH,
+                     job_drift=error, n="1 I/O-block per variant (whole blocks, timed once)",
+                     detail=detail)
+
+
+# Tables 5.2 and 5.3, each timed in a job of its own: their 2-D run's repeat is the drift
+# measured between the two jobs
+BOTH = ("gerritsen2012_table5_2", "gerritsen2012_table5_3")
 
 
 def _zorder_vs_3d(benchmarks) -> object:
@@ -250,22 +278,25 @@ def _zorder_vs_3d(benchmarks) -> object:
             return Untestable(reason=basis)
         return Spread(values=[x / y for x in r3 for y in r2], what="pairs of the tables' trials",
                       data=_data(b3), n=f"{len(r3)} x {len(r2)} interleaved trials",
+                      reads=BOTH, job_drift=error,
                       detail=detail + " (each against its own table's 2-D run: "
                                       f"zorder/2d {np.mean(r3):.3g}, 3d/2d {np.mean(r2):.3g})")
     if error is None:
         return Untestable(reason=basis)
-    return Validated(value=z / t, error=error, basis=basis, data=_data(b3),
-                     n="1 I/O-block per variant (whole blocks, timed once)", detail=detail)
+    return Validated(value=z / t, error=error, basis=basis, data=_data(b3), reads=BOTH,
+                     job_drift=error, n="1 I/O-block per variant (whole blocks, timed once)",
+                     detail=detail)
 
 
 def evidence_table5_2(claims, runs, stats, benchmarks=None) -> dict:
     ev = _variant_ratio(benchmarks, "table5_2", "3d")
-    return {"t52.slower": ev, "t52.avg": ev}
+    return _reading({"t52.slower": ev, "t52.avg": ev}, "table5_2")
 
 
 def evidence_table5_3(claims, runs, stats, benchmarks=None) -> dict:
     ev = _variant_ratio(benchmarks, "table5_3", "zorder")
-    return {"t53.slower": ev, "t53.avg": ev, "t53.vs_3d": _zorder_vs_3d(benchmarks)}
+    return _reading({"t53.slower": ev, "t53.avg": ev, "t53.vs_3d": _zorder_vs_3d(benchmarks)},
+                    "table5_3")
 
 
 # --- Table 5.4: GPU algorithm 2 against the CPU -------------------------------------------------
@@ -316,6 +347,7 @@ def _best(cells, impl, sides, data) -> object:
                  detail=", ".join(f"{m} x {m}: {np.mean(c):.3g} s" for m, c in zip(have, cols)))
 
 
+@reads_table("table5_4")
 def evidence_table5_4(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_4")
     if not len(b):
@@ -358,6 +390,7 @@ def _fits(ok, by, x, y, what) -> object:
                    f"{len(parts)} {what} x {len(parts[0].xs)} sizes, one run each")
 
 
+@reads_table("table5_5")
 def evidence_table5_5(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_5")
     if not len(b):
@@ -412,6 +445,7 @@ def _cells57(b) -> dict:
     return out
 
 
+@reads_table("table5_7")
 def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_7")
     out = {"t57.minutes": Untestable(reason="see the claim"),

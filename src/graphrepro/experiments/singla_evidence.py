@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Bootstrap, Fit, Untestable
-from ..claims.runs import across, data_of, missing, per_source, ratio, units_of
+from ..claims.runs import across, data_of, missing, per_source, ratio, tables, units_of
 
 # the thread-per-vertex kernel singla's edge kernel set out to replace (its reference [14])
 VERTEX_BASED = "harish"
@@ -62,13 +62,13 @@ def evidence(target: str):
             elif cid.endswith(".max"):
                 out[cid] = Bootstrap(groups=list(ran.values()), statistic=_max_speedup,
                                      n=f"{len(ran)} graphs x " + _n(runs, ran, gpu),
-                                     data=data_of(stats, ran),
+                                     data=data_of(stats, ran), reads=tables(ran, [cpu, gpu]),
                                      detail="largest on " + max(ran, key=lambda g: _speedup(ran[g])))
             elif cid.endswith(".trend"):
                 edges = [stats[g]["arcs"] for g in ran]
                 out[cid] = (Fit(xs=edges, ys=[p[:, 0] / p[:, 1] for p in ran.values()],
                                 n=f"{len(ran)} graphs x " + _n(runs, ran, gpu),
-                                data=data_of(stats, ran),
+                                data=data_of(stats, ran), reads=tables(ran, [cpu, gpu]),
                                 detail=f"edges {min(edges):,} to {max(edges):,}")
                             if len(set(edges)) > 2 else
                             Untestable(reason="fewer than three edge counts in this sweep"))

@@ -23,6 +23,7 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
         df["launch_path"], df["run"] = launch_path_of(Path(p)), _run_label(Path(p))
         df["run_table"] = f"runs/{graph}/{Path(p).name}"  # what the ledger says a claim read
+        df["job"] = job_of(Path(p))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -35,6 +36,17 @@ def launch_path_of(run_table: Path) -> str:
 
     record = read_provenance(run_table)
     return "" if record is None else record.get("launch_path") or OLD_LAUNCH_PATH
+
+
+def job_of(table: Path) -> str:
+    """Which job timed a table, from its provenance record: its date and the card it ran on
+    ("2026-11-26T19:35:28 card 0000:00:07"); runs timed interleaved in one job share it. "" where
+    there is no record. A comparison whose sides name different jobs crosses them."""
+    from ..harness.files import read_provenance
+
+    record = read_provenance(table) or {}
+    card = f"card {record['pci_bus_id']}" if record.get("pci_bus_id") else ""
+    return " ".join(p for p in (str(record.get("date", ""))[:19], card) if p)
 
 
 def _run_label(table: Path) -> str:
@@ -103,7 +115,7 @@ def _benchmark(path) -> pd.DataFrame:
     check_csv(path)
     # the launch-path rule reads a benchmark's path as it reads a run table's
     table = pd.read_csv(path).assign(launch_path=launch_path_of(Path(path)),
-                                     run=_run_label(Path(path)))
+                                     run=_run_label(Path(path)), job=job_of(Path(path)))
     table.attrs["origins"] = _terrain_origins(Path(path), table)
     return table
 
