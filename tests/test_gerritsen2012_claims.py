@@ -215,7 +215,6 @@ def test_table5_7_claims_on_phase_2_need_a_binding_cap():
     # phase 2's own trend in M is judged whatever the cap did (one run per M: no interval), and
     # says the cap did not bind; the totals' ordering is phase 1's (phases 2, 3 on both sides)
     assert v["t57.p2_faster_m"][0] == "inconclusive" and "did not bind" in v["t57.p2_faster_m"][1]
-    assert v["t57.gpu_total"][0] == "reproduced"
     assert v["t57.gpu_p1_faster"][0] == "reproduced"  # phase 1 needs no cap
     # ours grows with M, the thesis's fell; but a fit through one run per M has no interval, and
     # the rule gives no magnitude verdict without one (issue 30)

@@ -496,12 +496,8 @@ def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
     p23 = {m: p2[m] + cells[(m, "phase 3", "cpu (capped)")] for m in (16, 32, 64)
            if p2.get(m) is not None and (m, "phase 3", "cpu (capped)") in cells}
     totals = {m: p1(m, "cpu_dijkstra") + p23[m] for m in ms if m in p23}
-    # The GPU version against the CPU version: phases 2 and 3 are the same CPU runs on both
-    # sides, as in the thesis, so which is faster is phase 1's whatever the cap did to them
-    out["t57.gpu_total"] = cpu_detail(_across(
-        {f"M={m}^2": ratio(m, totals.get(m), p1(m, "gpu_alg2") + p23[m]
-                           if m in p23 and p1(m, "gpu_alg2") is not None else None,
-                           "all three phases") for m in (16, 32)}, "values of M", data, n))
+    # the totals' ordering (section 5.6.2) is phase 1's, phases 2 and 3 being the same CPU runs
+    # on both sides: merged into t57.gpu_p1_faster (one measurement, one verdict)
     # Phase 2's trend in M is the phase's own, judged whether or not the cap bound (here it
     # did not: it ran with more memory than the thesis's machine had); its block reads beside
     have = [m for m in (16, 32, 64) if p2.get(m) is not None]

@@ -187,7 +187,6 @@ def evidence_table2(claims, runs, stats) -> dict:
                     filter(None, (calibration_problem(runs, g) for g in graphs)))
     speedups = _speedups(runs, stats, graphs)
     out["t2.lbr.speedup"] = speedups
-    out["t2.best_speedup"] = speedups
     out["t2.others"] = Untestable(reason="not implemented")
     return out
 
