@@ -22,8 +22,10 @@ Kinds: ``magnitude`` (a value or ratio), ``ordering`` (A faster than B: a ratio 
 ``best parameter`` (the argmin of a sweep), ``trend`` (a fitted growth exponent or slope) and
 ``existence-limit`` (a bound every measurement must meet, or a thing that must happen).
 Magnitudes and trends can be ``direction only``; orderings and limits either hold or they do not.
-A claim open to several readings the document does not choose between (:class:`Readings`) takes
-the best reading's verdict, and its reason names that reading.
+A claim open to several readings the document does not choose between (:class:`Readings`) is
+judged under each and shows every reading's number; its verdict is the one all readings support,
+else ``inconclusive`` (no favourable reading is picked). Where the document names its own
+setting, the evidence gives that reading alone.
 """
 
 from __future__ import annotations
@@ -212,9 +214,8 @@ class Across(Evidence):
 @dataclass
 class Readings(Evidence):
     """One claim the document leaves open to several readings (which weights its runs used, when
-    it does not say): each reading is judged on its own, the claim takes the best verdict, and
-    the reason names the reading that gives it and what the others gave. ``ours`` is that
-    reading's."""
+    it does not say): each reading is judged on its own and shown; the claim's verdict is the
+    one every reading supports, else inconclusive. ``ours`` is the first reading's."""
 
     parts: Sequence[Evidence] = ()
     labels: Sequence[str] = ()
@@ -385,15 +386,14 @@ def judge(claim, evidence: Evidence, seed: int = 0, job_drift: float | None = No
     if est.parts_estimates and est.readings:
         verdicts = {label: _against(kind, band, null, e)[0]
                     for label, e in est.parts_estimates.items()}
-        best = next(v for v in reversed(_PRECEDENCE) if v in verdicts.values())
-        label = next(lb for lb, v in verdicts.items() if v == best)
-        e = est.parts_estimates[label]
-        j.verdict, j.ours, j.low, j.high = best, e.ours, e.low, e.high
+        agreed = set(verdicts.values())
+        j.verdict = agreed.pop() if len(agreed) == 1 else "inconclusive"
         j.reason = (f"the document does not say which reading; against the published {band}: "
                     + ", ".join(f"{lb} {_fmt(x.ours)} ({_fmt(x.low)}-{_fmt(x.high)}) "
                                 f"{_part_word(verdicts[lb], x)}"
                                 for lb, x in est.parts_estimates.items())
-                    + f"; the verdict is the {label} reading's" + detail)
+                    + ("; every reading agrees" if len(set(verdicts.values())) == 1 else
+                       "; the readings disagree, so the claim is not decided") + detail)
         return j
     if est.parts_estimates:
         verdicts = {label: _against(kind, band, null, e)[0]
