@@ -444,6 +444,8 @@ def _drifted(est: Estimate, evidence: Evidence, claim, job_drift: float | None) 
         return est
     if drift is None or est.exact or not drift > 0 or isinstance(evidence, Validated):
         return est  # a Validated value's error is already the variation measured between runs
+    if isinstance(evidence, (Bootstrap, Sweep)) and len(evidence.drift):
+        return est  # its resamples already let each side drift by the drifts measured
     if isinstance(evidence, Fit):  # a slope of log y: each point moved by up to log(1 + drift)
         x = np.log(evidence.xs) if evidence.log_x else np.asarray(evidence.xs, dtype=float)
         w = (x - x.mean()) / ((x - x.mean()) ** 2).sum()

@@ -41,9 +41,9 @@ def _data(benchmarks, *names) -> str:
 
 def _job_drift(benchmarks) -> float | None:
     """The drift measured between jobs: the largest between a shard's first timing and its
-    repeat in a later job (block_drift), relative; None where no shard was timed again. The
-    versions of a comparison were timed in jobs of their own, so this, not a pass of one job,
-    is what could move one against the other."""
+    repeat in a later job (block_drift), relative; None where no shard was timed again, and the
+    comparison, its versions timed in jobs of their own, is then refused. The bootstrap carries
+    these same drifts in its resamples (``drift``), so the rule does not widen it again."""
     drift = block_drift(benchmarks)
     return float(np.expm1(max(drift))) if drift else None
 
@@ -87,7 +87,7 @@ def gain(benchmarks, base: str, new: str, statistic=_gain):
     p = _paired(benchmarks, base, new)
     trials = int(variant_table(benchmarks, new).groupby("block").size().median())
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=statistic, units="blocks",
-                     job_drift=_job_drift(benchmarks),
+                     drift=block_drift(benchmarks), job_drift=_job_drift(benchmarks),
                      n=f"{len(p)} blocks x {trials} trial{'s' * (trials != 1)}",
                      data=_data(benchmarks, new, base), reads=_reads(new, base),
                      detail=f"{base} {p['a'].mean():.3g} ms, {new} {p['b'].mean():.3g} ms per block")
@@ -110,7 +110,8 @@ def _cpu_wins(benchmarks):
     wins = int((p["a"] < p["b"]).sum())
     data = _data(benchmarks, "gpu_baseline", "cpu_baseline")
     return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=_a_faster, units="blocks",
-                     job_drift=_job_drift(benchmarks), n=f"{len(p)} blocks", data=data,
+                     drift=block_drift(benchmarks), job_drift=_job_drift(benchmarks),
+                     n=f"{len(p)} blocks", data=data,
                      reads=_reads("cpu_baseline", "gpu_baseline"),
                      detail=f"the CPU version is faster on {wins} of {len(p)} blocks; the slowest "
                             f"GPU block {p['b'].max():.3g} ms, the slowest CPU block "

@@ -52,6 +52,34 @@ def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
     return [float(y) / float(x) for x, y in zip(a, v)]
 
 
+def part1_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+    """Each interleaved trial's ratio of ``variant``'s part-1 time per I/O-block to the 2-D run's
+    (``trial_part1_ms``): the part of GPU algorithm 1 the 3-D and z-order variants change; empty
+    where the table did not record part 1."""
+    if "trial_part1_ms" not in b:
+        return []
+    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
+    if any(r is None or not str(r["trial_part1_ms"]).startswith("[") for r in rows):
+        return []
+    a, v = (json.loads(r["trial_part1_ms"]) for r in rows)
+    out = [float(y) / float(x) for x, y in zip(a, v) if float(x) > 0]
+    return [r for r in out if math.isfinite(r)]
+
+
+def part1_share(b: pd.DataFrame, variant: str) -> str:
+    """How little of GPU algorithm 1 a variant touches, from its counters: "544 of 1,223,184
+    launches" (part 1's of all), and whether its counters equal the 2-D run's."""
+    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
+    if any(r is None for r in rows):
+        return ""
+    a, v = (json.loads(str(r["counters"]) or "{}") for r in rows)
+    if "part1_launches" not in v:
+        return ""
+    same = "identical to" if a == v else "unlike"
+    return (f"{v['part1_launches']:,} of {v['kernel_launches']:,} launches are part 1's; the "
+            f"counters {same} the 2-D run's")
+
+
 def launch_arithmetic(m: int, c: int) -> int:
     """Section 5.1's count of kernel launches per I/O-block: each of the (m/c)^2 (4c - 4) GPU-block
     boundary vertices starts 2 + ceil(log2 of their number) kernels, once per I/O-block boundary
