@@ -338,7 +338,7 @@ def _conjecture(runs, stats, graphs):
     # Counted, but the diameter is only bounded: a ratio a little above 1 does not break the
     # conjecture (the diameter may exceed Harish's rounds), so its spread is read like noise.
     return Spread(values=values, what="sources over the graphs", data=data_of(stats, used),
-                  reads=tables(used, ["harish", "lbr"]),
+                  reads=tables(used, ["harish", "lbr"]), job_drift=0.0,  # rounds: counts
                   n=f"{len(values)} sources on {len(used)} graphs")
 
 
