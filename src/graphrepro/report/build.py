@@ -157,7 +157,11 @@ def _data_short(data: str) -> str:
 
 
 def _claim_rows(ledger: pd.DataFrame) -> list[dict]:
-    return [{**r, "data_shown": _data_short(str(r.get("data") or ""))} for r in claim_rows(ledger)]
+    # the ledger's data_kind, from the origin records, where the row has one: a description's
+    # words ("terrain neuse_dem") do not say what the data is
+    return [{**r, "data_shown": (f"{r['data_kind']}: {_data_short(str(r.get('data') or ''))}"
+                                 if r.get("data_kind") else _data_short(str(r.get("data") or "")))}
+            for r in claim_rows(ledger)]
 
 
 def build_report(results: Path, output: Path, *, reference: Path, config_path: Path | None = None,
