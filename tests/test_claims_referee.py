@@ -206,3 +206,22 @@ def test_every_ledger_row_says_the_run_sources_trials_and_device_of_the_tables_i
     chapter3 = ledger[ledger["claim_id"].str.match(r"t3\d\.") & (ledger["tables"] != "")]
     assert len(chapter3) and set(chapter3["data_kind"]) == {"stand-in"}
     assert not ledger["reason"].str.contains("H100|80 GB").any()
+
+
+def test_a_control_that_does_other_work_does_not_isolate_the_atomics():
+    from graphrepro.experiments.an2017_evidence import NO_ATOMICS, _atomics_share
+
+    rows = []
+    for variant, iters, arcs, ms in (("an_bf_outgoing", 5, 2.7e6, 3.0),
+                                     (NO_ATOMICS, 13.7, 7.2e6, 2.0),
+                                     ("an_bf_incoming", 5, 2.7e6, 1.0)):
+        for source in range(4):
+            rows.append({"graph": "dense_1024", "variant": variant, "status": "ok",
+                         "source": source, "trial": 0, "solve_ms": ms, "iterations": iters,
+                         "arcs_relaxed": arcs})
+    runs = pd.DataFrame(rows)
+    ev = _atomics_share(runs, {}, ["dense_1024"])
+    assert ev.reason.startswith(f"the control {NO_ATOMICS} does not isolate the atomics")
+    assert "dense_1024: 2.7x the iterations (13.7 against 5) and 2.7x the arcs relaxed" in ev.reason
+    same = runs.assign(iterations=5, arcs_relaxed=2.7e6)
+    assert not hasattr(_atomics_share(same, {}, ["dense_1024"]), "reason")
