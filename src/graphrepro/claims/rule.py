@@ -83,6 +83,7 @@ class Evidence:
     # timings were measured to move against another's (relative, e.g. 0.26 for 1.26x)
     jobs: tuple = ()
     job_drift: float | None = None
+    drift_basis: str = ""  # what measured job_drift, for the interval's words
 
     def estimate(self, rng: np.random.Generator) -> Estimate:  # pragma: no cover (abstract)
         raise NotImplementedError
@@ -457,8 +458,10 @@ def _drifted(est: Estimate, evidence: Evidence, claim, job_drift: float | None) 
         high = 100 * (1 - (1 - est.high / 100) / (1 + drift))
     else:
         low, high = est.low / (1 + drift), est.high * (1 + drift)
+    basis = f": {evidence.drift_basis}" if evidence.drift_basis else ""
     return Estimate(est.ours, min(low, high), max(low, high),
-                    f"{est.interval}, widened by the drift measured between jobs ({drift:.0%})",
+                    f"{est.interval}, widened by the drift measured between jobs ({drift:.0%}"
+                    f"{basis})",
                     est.replicates, est.parts_estimates, est.exact, False, est.readings)
 
 

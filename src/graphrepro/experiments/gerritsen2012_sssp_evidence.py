@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ..claims.rule import Across, Exact, Fit, Spread, Sweep, Untestable, Validated
-from .gerritsen2012_sssp_measured import (VERTICES, bench_table, gpu_alg1_block_ms, has_time,
-                                          launch_arithmetic, part1_ratios, part1_share,
-                                          trial_ratios)
+from .gerritsen2012_sssp_measured import (VERTICES, bench_table, cpu_drift, gpu_alg1_block_ms,
+                                          has_time, launch_arithmetic, part1_ratios,
+                                          part1_share, trial_ratios)
 
 
 def _data(b: pd.DataFrame) -> str:
@@ -41,14 +41,23 @@ def _reading(out: dict, *tables: str) -> dict:
     return out
 
 
-def reads_table(*tables: str):
-    """An evidence function whose claims read ``tables`` (see :func:`_reading`)."""
+def reads_table(*tables: str, drift: bool = False):
+    """An evidence function whose claims read ``tables`` (see :func:`_reading`). ``drift``: its
+    cells were timed in calls of their own, so each value carries the drift the same CPU work
+    was measured to move between the chapter's jobs (:func:`cpu_drift`), unless it has its own."""
     import functools
 
     def wrap(fn):
         @functools.wraps(fn)
         def evidence(*args, **kwargs):
-            return _reading(fn(*args, **kwargs), *tables)
+            out = _reading(fn(*args, **kwargs), *tables)
+            if drift:
+                d, basis = cpu_drift(kwargs.get("benchmarks"))
+                for e in out.values():
+                    if d is not None and not isinstance(e, (Untestable, Exact)) \
+                            and e.job_drift is None:
+                        e.job_drift, e.drift_basis = d, basis
+            return out
         return evidence
     return wrap
 
@@ -137,7 +146,7 @@ def _gpu_value(r, cpu_s: float, check) -> tuple[object, str]:
                             "and no extrapolation"), "stopped")
 
 
-@reads_table("table5_1")
+@reads_table("table5_1", drift=True)
 def evidence_table5_1(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_1")
     out = {"t51.gpu_times": Untestable(reason="see the claim"),
@@ -348,7 +357,7 @@ def _best(cells, impl, sides, data) -> object:
                  detail=", ".join(f"{m} x {m}: {np.mean(c):.3g} s" for m, c in zip(have, cols)))
 
 
-@reads_table("table5_4")
+@reads_table("table5_4", drift=True)
 def evidence_table5_4(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_4")
     if not len(b):
@@ -446,7 +455,7 @@ def _cells57(b) -> dict:
     return out
 
 
-@reads_table("table5_7")
+@reads_table("table5_7", drift=True)
 def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
     b = bench_table(benchmarks, "table5_7")
     out = {"t57.minutes": Untestable(reason="see the claim"),

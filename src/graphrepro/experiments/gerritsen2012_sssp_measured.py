@@ -52,6 +52,42 @@ def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
     return [float(y) / float(x) for x, y in zip(a, v)]
 
 
+def cpu_block_ms(benchmarks) -> dict:
+    """{(table, M): CPU phase 1's ms per block} where Tables 5.1, 5.4 and 5.7 timed it: the same
+    work (Dijkstra from each boundary vertex of an M x M block) timed in each table's own job."""
+    out = {}
+    for table in ("table5_1", "table5_4"):
+        b = bench_table(benchmarks, table)
+        for _, r in b[(b.get("impl") == "cpu_dijkstra") & (b.get("status") == "ok")].iterrows() \
+                if len(b) else ():
+            if float(r["blocks"] or 0) > 0:
+                out[(table, int(r["block"]))] = float(r["step_ms"]) / float(r["blocks"])
+    b = bench_table(benchmarks, "table5_7")
+    if len(b) and {"impl", "window", "seconds"} <= set(b.columns):
+        for _, r in b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")].iterrows():
+            m, window = int(float(r["block"])), float(r["window"])
+            out[("table5_7", m)] = float(r["seconds"]) * 1e3 / (window / m) ** 2
+    return out
+
+
+def cpu_drift(benchmarks) -> tuple[float | None, str]:
+    """How far the same CPU phase-1 work moved between the chapter's jobs: the largest ratio, less
+    1, of one block size's per-block time between the tables that timed it (e.g. 28.5, 51.1 and
+    110.9 ms for a 64 x 64 block in Tables 5.1, 5.4 and 5.7); (None, why) with no size in two."""
+    times = cpu_block_ms(benchmarks)
+    by_m: dict = {}
+    for (table, m), ms in times.items():
+        by_m.setdefault(m, {})[table] = ms
+    shared = {m: t for m, t in by_m.items() if len(t) >= 2}
+    if not shared:
+        return None, "no block size's CPU phase 1 timed in two of Tables 5.1, 5.4 and 5.7"
+    m, t = max(shared.items(), key=lambda kv: max(kv[1].values()) / min(kv[1].values()))
+    drift = max(t.values()) / min(t.values()) - 1
+    return drift, (f"CPU phase 1 on one {m} x {m} block: " + ", ".join(
+        f"{ms:.3g} ms in Table {table.removeprefix('table').replace('_', '.')}"
+        for table, ms in sorted(t.items())))
+
+
 def part1_ratios(b: pd.DataFrame, variant: str) -> list[float]:
     """Each interleaved trial's ratio of ``variant``'s part-1 time per I/O-block to the 2-D run's
     (``trial_part1_ms``): the part of GPU algorithm 1 the 3-D and z-order variants change; empty
