@@ -225,3 +225,21 @@ def test_a_control_that_does_other_work_does_not_isolate_the_atomics():
     assert "dense_1024: 2.7x the iterations (13.7 against 5) and 2.7x the arcs relaxed" in ev.reason
     same = runs.assign(iterations=5, arcs_relaxed=2.7e6)
     assert not hasattr(_atomics_share(same, {}, ["dense_1024"]), "reason")
+
+
+def test_chapter5_drift_is_the_same_cpu_work_timed_in_each_tables_job():
+    from graphrepro.experiments.gerritsen2012_sssp_measured import cpu_drift
+
+    def table(name, step_ms, blocks):
+        return pd.DataFrame([{"table": name, "block": 64, "impl": "cpu_dijkstra", "status": "ok",
+                              "step_ms": step_ms, "blocks": blocks}])
+
+    b = {"gerritsen2012_table5_1": table("table5_1", 456.0, 16),  # 28.5 ms a block
+         "gerritsen2012_table5_4": table("table5_4", 3270.4, 64),  # 51.1 ms a block
+         "gerritsen2012_table5_7": pd.DataFrame([{"block": 64.0, "phase": "phase 1",
+                                                  "impl": "cpu_dijkstra", "status": "ok",
+                                                  "window": 8192, "seconds": 1816.9}])}
+    drift, basis = cpu_drift(b)
+    assert drift == pytest.approx(110.9 / 28.5 - 1, rel=1e-3)
+    assert "28.5 ms in Table 5.1, 51.1 ms in Table 5.4, 111 ms in Table 5.7" in basis
+    assert cpu_drift({"gerritsen2012_table5_1": b["gerritsen2012_table5_1"]})[0] is None
