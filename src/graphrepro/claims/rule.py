@@ -345,9 +345,11 @@ def judge(claim, evidence: Evidence, seed: int = 0, job_drift: float | None = No
                                                      if ours is not None else ""), ours=ours)
     apart = [] if kind == "existence-limit" else _timed_apart(evidence, job_drift)
     if apart:
+        ours = evidence.estimate(np.random.default_rng(seed)).ours
         return Judgement("not testable here", "sides timed apart: " + "; ".join(apart)
                          + " were timed in different jobs, and no drift between those jobs was "
-                           "measured to widen the interval by")
+                           f"measured to widen the interval by (ours {_fmt(ours)}, not judged)",
+                         ours=ours)
     band = claim_band(claim)
     unvalidated = _unvalidated(evidence)
     if unvalidated:  # an extrapolation nothing checked decides nothing, whatever its value
@@ -447,10 +449,13 @@ def _drifted(est: Estimate, evidence: Evidence, claim, job_drift: float | None) 
         return est  # a Validated value's error is already the variation measured between runs
     if isinstance(evidence, (Bootstrap, Sweep)) and len(evidence.drift):
         return est  # its resamples already let each side drift by the drifts measured
-    if isinstance(evidence, Fit):  # a slope of log y: each point moved by up to log(1 + drift)
+    if isinstance(evidence, Fit):
+        # a slope of log y, sum w_i log y_i: each point's job ran at its own speed, no two more
+        # than 1 + drift apart, so the slope moves by at most log(1 + drift) times the positive
+        # weights' sum (half of sum |w|: the weights sum to 0)
         x = np.log(evidence.xs) if evidence.log_x else np.asarray(evidence.xs, dtype=float)
         w = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
-        shift = math.log1p(drift) * float(np.abs(w).sum())
+        shift = math.log1p(drift) * float(np.abs(w).sum()) / 2
         low, high = est.low - shift, est.high + shift
     elif str(claim.get("unit") or "").startswith("%") and _num(claim.get("null")) == 0:
         # a speedup in %, 100 (1 - ratio): the ratio of times is what drifts
