@@ -39,17 +39,19 @@ def gpu_alg1_block_ms(b: pd.DataFrame, variant: str) -> float | None:
     return None if r is None else float(np.mean(json.loads(r["batch_ms"])))
 
 
-def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+def trial_ratios(b: pd.DataFrame, variant: str, column: str = "trial_ms") -> list[float]:
     """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the 2-D run's
     in the same trial (Tables 5.2, 5.3: the two take turns, so a drift of the machine hits both
-    alike); empty for a table timed once each, or where either side gave no time."""
-    if "trial_ms" not in b:
+    alike); empty for a table timed once each, or where either side gave no time. ``column``
+    ``trial_part1_ms``: part 1's time alone, the part the 3-D and z-order variants change."""
+    if column not in b:
         return []
     rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
-    if any(r is None or not str(r["trial_ms"]).startswith("[") for r in rows):
+    if any(r is None or not str(r[column]).startswith("[") for r in rows):
         return []
-    a, v = (json.loads(r["trial_ms"]) for r in rows)
-    return [float(y) / float(x) for x, y in zip(a, v)]
+    a, v = (json.loads(r[column]) for r in rows)
+    out = [float(y) / float(x) for x, y in zip(a, v) if float(x) > 0]
+    return [r for r in out if math.isfinite(r)]
 
 
 def cpu_block_ms(benchmarks) -> dict:
@@ -89,17 +91,8 @@ def cpu_drift(benchmarks) -> tuple[float | None, str]:
 
 
 def part1_ratios(b: pd.DataFrame, variant: str) -> list[float]:
-    """Each interleaved trial's ratio of ``variant``'s part-1 time per I/O-block to the 2-D run's
-    (``trial_part1_ms``): the part of GPU algorithm 1 the 3-D and z-order variants change; empty
-    where the table did not record part 1."""
-    if "trial_part1_ms" not in b:
-        return []
-    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
-    if any(r is None or not str(r["trial_part1_ms"]).startswith("[") for r in rows):
-        return []
-    a, v = (json.loads(r["trial_part1_ms"]) for r in rows)
-    out = [float(y) / float(x) for x, y in zip(a, v) if float(x) > 0]
-    return [r for r in out if math.isfinite(r)]
+    """:func:`trial_ratios` of part 1 alone (empty where the table did not record it)."""
+    return trial_ratios(b, variant, "trial_part1_ms")
 
 
 def part1_share(b: pd.DataFrame, variant: str) -> str:
