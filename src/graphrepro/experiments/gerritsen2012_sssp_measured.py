@@ -60,12 +60,13 @@ def cpu_block_ms(benchmarks) -> dict:
     out = {}
     for table in ("table5_1", "table5_4"):
         b = bench_table(benchmarks, table)
-        for _, r in b[(b.get("impl") == "cpu_dijkstra") & (b.get("status") == "ok")].iterrows() \
-                if len(b) else ():
+        if not {"impl", "status", "block", "blocks", "step_ms"} <= set(b.columns):
+            continue
+        for _, r in b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")].iterrows():
             if float(r["blocks"] or 0) > 0:
                 out[(table, int(r["block"]))] = float(r["step_ms"]) / float(r["blocks"])
     b = bench_table(benchmarks, "table5_7")
-    if len(b) and {"impl", "window", "seconds"} <= set(b.columns):
+    if {"impl", "status", "block", "window", "seconds"} <= set(b.columns):
         for _, r in b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")].iterrows():
             m, window = int(float(r["block"])), float(r["window"])
             out[("table5_7", m)] = float(r["seconds"]) * 1e3 / (window / m) ** 2
