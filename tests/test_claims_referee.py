@@ -278,3 +278,13 @@ def test_the_struck_rows_read_as_a_referee_signs_them():
     for cid in ("f3.calibration", "sk.msdoor.wf"):
         assert by_id.loc[cid, "verdict"] in ("inconclusive", "not testable here"), cid
     assert "distance weights 597" in by_id.loc["f3.calibration", "reason"]
+
+
+def test_a_row_read_off_the_graph_alone_still_says_its_kind_of_data():
+    ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
+    table1 = ledger[ledger["target"] == "safari2017_table1"].set_index("claim_id")["data_kind"]
+    assert table1["t1.ny"] == "real" and table1["t1.col"] == "real topology, modelled weights"
+    assert table1["t1.pa"] == "stand-in"
+    # only rows that measured nothing (hardware, an algorithm not built) have no kind of data
+    blank = ledger[ledger["data_kind"] == ""]
+    assert (blank["verdict"] == "not testable here").all()

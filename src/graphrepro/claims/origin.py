@@ -99,7 +99,10 @@ def where_from(evidence, runs: pd.DataFrame, benchmarks: dict | None = None,
     """The ledger's columns for one claim (empty strings where nothing was measured)."""
     out = dict.fromkeys(LEDGER, "")
     tables = read_rows(evidence, runs, benchmarks)
-    if not tables:
+    if not tables:  # read off the graph alone (Table 1's statistics): its origin still says
+        graphs = graphs_named(getattr(evidence, "data", ""), (stats or {}).keys())
+        out["data_kind"] = kind_of([("", pd.DataFrame({"graph": graphs}))], stats or {}) \
+            if graphs else ""
         return out
     out.update(describe(pd.concat([rows for _, rows in tables], ignore_index=True)))
     out["tables"] = "; ".join(name for name, _ in tables)
