@@ -172,7 +172,7 @@ def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
     if listed:  # in the record's order (the order the call's compare step had), whatever config
         sources = list(dict.fromkeys(p.parent.parent.parent / "sources" / f"{p.parent.name}.json"
                                      for p in listed))
-        return listed, sources, [p for b in target.benchmarks
+        return listed, sources, [p for b in (*target.benchmarks, *target.also_reads)
                                  if (p := root / "benchmarks" / f"{b}.csv").is_file()]
     graphs = [g for g in settings.get("graphs") or []
               if (root / "sources" / f"{g}.json").is_file()]
@@ -183,7 +183,8 @@ def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
              if (p := run_file(root / "runs" / g, r)).is_file()]
     if not graphs and not (target.benchmarks and not settings.get("graphs")):
         return None, None, None
-    benchmarks = [p for b in target.benchmarks if (p := root / "benchmarks" / f"{b}.csv").is_file()]
+    benchmarks = [p for b in (*target.benchmarks, *target.also_reads)
+                  if (p := root / "benchmarks" / f"{b}.csv").is_file()]
     sources = [root / "sources" / f"{g}.json" for g in graphs + [g for g in also if g not in graphs]]
     return runs, sources, benchmarks
 

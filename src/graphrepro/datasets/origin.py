@@ -58,3 +58,21 @@ def read_origin(path) -> dict:
     if problem is not None:
         raise InputError(f"{path}: not an origin record ({problem})")
     return record
+
+
+def data_kind(origin: dict | None) -> str:
+    """What kind of data an origin record says a graph or terrain is, in the ledger's words:
+    "real", "real topology, modelled weights" (a real network whose weights we drew, whether the
+    file had none or its weights were replaced), "stand-in" (a generated graph or terrain in place
+    of the document's data), or "synthetic" (a graph the config generates, as the documents
+    generate theirs: random dense matrices, singla's random graphs)."""
+    if not origin:
+        return "synthetic"
+    kind = origin.get("kind")
+    if kind == "real":
+        return "real topology, modelled weights" if origin.get("reweight") else "real"
+    if kind == "real topology":
+        return "real topology, modelled weights"
+    if kind == "stand-in":
+        return "stand-in"
+    return str(kind or "unknown")

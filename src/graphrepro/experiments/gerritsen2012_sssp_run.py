@@ -187,7 +187,8 @@ def _gpu_phase1(zgrid, m: int, nblocks: int | None, step_name: str, params: dict
     shutil.rmtree(d, ignore_errors=True)
     return {"status": "ok", "blocks": len(meta["blocks"]), "step_ms": meta["timings"]["step_ms"],
             "batch_ms": meta["batch_ms"], "counters": meta["counters"], "dist": dist,
-            "warmup": meta.get("warmup", ""), "partial": extrapolation_point(proc.stderr)}
+            "warmup": meta.get("warmup", ""), "partial": extrapolation_point(proc.stderr),
+            "timings": meta["timings"]}
 
 
 def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> dict:
@@ -300,6 +301,10 @@ def _variant_table(name, zgrid, s, workdir, log):
         row = _row(name, m, "gpu_alg1", res, c=c, variant=variant)
         row["trial_ms"] = json.dumps([float(np.mean(r["batch_ms"])) for r in results])
         row["trial_order"] = json.dumps([p[0] for p in order[:len(results)]])
+        # part 1 alone, per trial and I/O-block: the part the 3-D and z-order variants change
+        row["trial_part1_ms"] = json.dumps(
+            [r.get("timings", {}).get("part1_ms", np.nan) / max(r.get("blocks") or 1, 1)
+             for r in results])
         rows.append(row)
     return rows
 

@@ -34,6 +34,9 @@ class Target:
     # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
     # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
     benchmarks: tuple[str, ...] = ()
+    # Benchmark tables read where the results have them, never waited for (another target's
+    # table that measures what this one's claims must allow for: the drift between jobs)
+    also_reads: tuple[str, ...] = ()
     prints: bool = False  # a benchmark: `compare` also prints its table to standard output
 
     @property
