@@ -125,7 +125,9 @@ def main(argv=None) -> int:
     p.add_argument("--grid", type=int, default=0, help="a full SIDE x SIDE 2-D grid, 1..1000")
     p.add_argument("--sources", type=int, default=10)
     p.add_argument("--trials", type=int, default=3)
-    p.add_argument("--gunrock-sources", type=int, default=3)
+    p.add_argument("--gunrock-sources", type=int, default=3, help="0: Gunrock not run")
+    p.add_argument("--runs", nargs="+", help="the interleaved group instead of frontier, the "
+                   "document solvers and ADDS's grid (a sweep on the tuning set)")
     p.add_argument("--seed", type=int, default=20170901)
     p.add_argument("--csv", required=True, help="the summary, rewritten after every graph")
     p.add_argument("--per-source", required=True, help="per-source medians of every run")
@@ -144,20 +146,22 @@ def main(argv=None) -> int:
                                               name="uniform_1m"))
         kinds["uniform_1m"] = "uniform"
     rows, per = [], []
-    fast = [OURS, *DOCUMENT_SOLVERS, *LAUNCH_GRID["adds"]]
+    fast = args.runs or [OURS, *DOCUMENT_SOLVERS, *LAUNCH_GRID["adds"]]
     for load in loaders:
         t0 = time.perf_counter()
         graph = load()
         kind = kinds.get(graph.name, "road")
         sources = [int(s) for s in draw_sources(graph, args.sources, args.seed)]
         digests, _ = verify.reference_digests(graph, sources, workers=8)
-        print(f"\n{graph.name} ({kind}): {graph.num_vertices:,} V, {graph.num_arcs:,} A; "
-              f"{len(sources)} sources; {time.perf_counter() - t0:.1f} s to build and reference",
-              flush=True)
+        w = np.asarray(graph.weights, dtype=np.float64)
+        print(f"\n{graph.name} ({kind}): {graph.num_vertices:,} V, {graph.num_arcs:,} A; weights "
+              f"mean {w.mean():.1f}, median {np.median(w):.0f}, cv {w.std() / w.mean():.2f}, "
+              f"{w.min():.0f}..{w.max():.0f}; {len(sources)} sources; "
+              f"{time.perf_counter() - t0:.1f} s to build and reference", flush=True)
         specs = [spec(r, sources, digests, args.trials) for r in fast]
         tables = dict(zip(fast, measure_interleaved(graph, specs, log=lambda m: None)))
         g = args.gunrock_sources
-        for run_id in LAUNCH_GRID["gunrock"]:
+        for run_id in LAUNCH_GRID["gunrock"] if g else ():
             tables[run_id] = measure_interleaved(
                 graph, [spec(run_id, sources[:g], digests[:g], 1)], log=lambda m: None)[0]
         src = pd.concat([per_source(t, r, "gunrock apart" if r.startswith("gunrock") else

@@ -27,12 +27,14 @@ build() {  # KEY NAME [reweight args]
     python3 -m graphrepro dataset-graph "$key" --mode "${MODE:-paper}" --mirror .realdata \
         --data $G/data --name "$name" --output "$G/$name.npz" "$@" > "$OUT/g-$name.log" 2>&1
 }
-names=("${@:4}"); flags=()
+names=("${@:4}"); flags=(${BENCH_FLAGS:-})  # e.g. BENCH_FLAGS="--runs frontier@c=4 ... --gunrock-sources 0"
 for name in "${names[@]}"; do
     case $name in
         grid) flags+=(--grid 1000) ;;
         uniform) flags+=(--uniform) ;;
         web_google_w1000) MODE=standin build web_google web_google_w1000 --reweight 1 1000 5 & ;;
+        calnev|western) MODE=standin build "$name" "$name" & ;;
+        calnev_w1000|western_w1000) MODE=standin build "${name%_w1000}" "$name" --reweight 1 1000 54 & ;;
         *_w1000) build "${name%_w1000}" "$name" --reweight 1 1000 54 & ;;
         *) build "$name" "$name" & ;;
     esac

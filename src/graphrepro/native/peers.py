@@ -17,7 +17,6 @@ end), so every answer has a deadline: a process that misses it is killed and the
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bounded import load_json
 from ..errors import GraphreproError
 from . import NotBuildableHere, temp_file
 
@@ -68,8 +68,8 @@ def peers_dir() -> Path:
 def read_manifest(directory: Path | None = None) -> dict:
     path = Path(directory or peers_dir()) / MANIFEST
     try:
-        record = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        record = load_json(path)
+    except (FileNotFoundError, ValueError):
         return {"peers": {}, "not_built": {}}
     return record if isinstance(record, dict) else {"peers": {}, "not_built": {}}
 
