@@ -145,13 +145,14 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
     ref = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
     local = ref[ref["target"].isin(["safari2017_table1", "safari2017_fig3"])].copy()
     local["data"] = "ny: STAND-IN (scale 0.001 road_like, seed 1) for USA-road-d.NY"
+    local["data_kind"] = "stand-in"
     local.loc[local["claim_id"] == "t1.ny", "verdict"] = "not testable here"
     local.loc[local["target"] == "safari2017_fig3", "verdict"] = "not testable here"
     # and one claim this machine judged on a small stand-in, against the reference's verdict on
     # real NY: both rows shown, labelled, the reference's counted (issue 53)
     small = local[local["claim_id"] == "t1.ny"].assign(
-        claim_id="t2.lbr.speedup", target="safari2017_table2", verdict="not reproduced",
-        ours="0.4", ours_low="0.3", ours_high="0.5", unit="x")
+        claim_id="t2.lbr.trips", target="safari2017_table2", verdict="not reproduced",
+        ours="0.4", ours_low="0.3", ours_high="0.5", unit="round trips per host iteration")
     local = pd.concat([local, small])
     claims = tmp_path / "claims.csv"
     local.to_csv(claims, index=False)
@@ -164,15 +165,15 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
     tested = ref[(ref["target"] == "safari2017_fig3") & (ref["verdict"] != "not testable here")]
     assert set(by_id.loc[tested["claim_id"], "from_run"]) == {"reference run"}
     assert len(ledger) == len(ref)  # one row per claim
-    assert by_id.loc["t2.lbr.speedup", "from_run"] == "reference run"
+    assert by_id.loc["t2.lbr.trips", "from_run"] == "reference run"
     for seen in (check_page(out, ledger, tmp_path), check_narrow(out, ledger, tmp_path)):
         judged_twice = {f"claim-{i}" for i in ledger.loc[ledger["other_from_run"] != "",
                                                          "claim_id"]}
         assert {row for row, _ in seen["both_rows"]} == judged_twice
-        both = dict(seen["both_rows"])["claim-t2.lbr.speedup"]
-        assert both.startswith("reference run (") and "100 sources): 1.2 [1.1, 1.3]x" in both
-        assert ": counted" in both and both.endswith(
-            "this machine (stand-in; ny at scale 0.001): 0.40 [0.30, 0.50]x, not reproduced: "
-            "set aside")
+        both = dict(seen["both_rows"])["claim-t2.lbr.trips"]
+        assert both.startswith("reference run (") and "100 sources, NVIDIA H200): 0.29 [0.0015, " \
+            "0.50] round trips per host iteration, reproduced: counted" in both
+        assert both.endswith("this machine (stand-in; ny at scale 0.001): 0.40 [0.30, 0.50] "
+                             "round trips per host iteration, not reproduced: set aside")
         assert "from the reference run, " in seen["headline"]
     shots(out, tmp_path / "shots-here", ["claims", "safari2017_fig3"])

@@ -57,7 +57,8 @@ def test_claims_prints_the_merged_ledger_in_100_columns_or_as_csv_and_json(tmp_p
 
 def test_claims_fits_the_width_asked_and_COLUMNS_footer_included(tmp_path):
     """Finding 10 of issue 53: rows and footer within --width, else COLUMNS; and a value is never
-    rounded away in the terminal either (finding 5: s.edge_vs_vertex's 0.3699 is not "0")."""
+    rounded away in the terminal either (finding 5: t2.lbr.trips' 0.2905 in [0.0015, 0.50] is
+    not "0.3 [0.0, 0.5]")."""
     empty = str(tmp_path / "results")
     for args, env in ((["--width", "80"], {}), ([], {"COLUMNS": "72"}),
                       (["--width", "140"], {"COLUMNS": "72"})):
@@ -69,8 +70,8 @@ def test_claims_fits_the_width_asked_and_COLUMNS_footer_included(tmp_path):
         lines = (out.stdout + out.stderr).splitlines()
         assert max(len(line) for line in lines) <= width, (args, env)
         assert "claims from" in out.stderr
-    edge = next(line for line in out.stdout.splitlines() if line.startswith("s.edge_vs_vertex"))
-    assert " 0.37 [0.0049, 4.4] " in edge
+    trips = next(line for line in out.stdout.splitlines() if line.startswith("t2.lbr.trips"))
+    assert " 0.29 [0.0015, 0.50] " in trips
 
 
 def test_progress_names_each_step_and_the_time_left():
