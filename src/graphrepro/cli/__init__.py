@@ -10,9 +10,10 @@ import sys
 import threading
 from pathlib import Path
 
-from ..errors import GraphreproError, InputError, interrupt_in
+from ..errors import ExitCode, GraphreproError, InputError, interrupt_in
 from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
+from .exitcodes import epilog, exit_code
 
 __all__ = ["build_parser", "load_graph", "main"]
 
@@ -38,7 +39,8 @@ _COMMANDS = (
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m graphrepro",
-                                description="Reproduce published GPU graph-algorithm results.")
+                                description="Reproduce published GPU graph-algorithm results.",
+                                epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in _COMMANDS:
         add(sub)
@@ -82,30 +84,30 @@ def main(argv=None) -> int:
             # a resumable job (mst-io --work-dir, Table 5.7) starts whenever a minimum of the
             # call is left
             if client.past_deadline(args.output, resumable=_resumable(args)):
-                return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+                return int(ExitCode.NOT_STARTED)  # nothing written; the next call runs it
             # a run is handed to this GPU's worker (`__main__` does it sooner)
             if args.command == "run" and client.enabled():
                 return client.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except OSError as e:  # permissions, a full disk, a directory where a file goes: one line
         where = f"{e.filename}: " if e.filename else ""
         print(f"error: {where}{e.strerror or e}", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except (zlib.error, EOFError) as e:
         print(f"error: corrupt or truncated compressed data ({e})", file=sys.stderr)
-        return 2
-    except MemoryError:
+        return exit_code(e)
+    except MemoryError as e:
         print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except KeyboardInterrupt as e:
         return _interrupted(e)
     except Exception as e:  # a CUDA error deserves one clear line too, not a driver traceback
         if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
             print(f"error: CUDA: {e}", file=sys.stderr)
-            return 3
+            return int(ExitCode.UNAVAILABLE)
         if (interrupt := interrupt_in(e)) is not None:
             return _interrupted(interrupt)
         raise

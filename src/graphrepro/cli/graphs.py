@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import atomic
 from ..errors import GraphreproError, InputError
 from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph)
+from .exitcodes import exit_code
 
 FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
 
@@ -178,8 +179,8 @@ def cmd_fetch(args) -> int:
             print(f"{key}: {path} sha256 {digest}", file=sys.stderr)
         except GraphreproError as e:
             print(f"error: {key}: {e}", file=sys.stderr)
-            failed.append(key)
-    return 2 if failed else 0
+            failed.append(exit_code(e))
+    return failed[0] if failed else 0  # the first failure's kind (cli/exitcodes.py)
 
 
 def add_fetch(sub) -> None:
