@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .errors import InputError
+
 _held: dict = {}  # the lock file kept open for the life of the process, and what it chose
 
 
@@ -242,3 +244,54 @@ def process_age_s() -> float | None:
         return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+# ---- the placement a workflow profile asks for, whatever --config says ------------------------
+# Snakemake's command line replaces a profile's `config:` list whole, so `--config seed=1` used
+# to drop the gpu-host profile's `host_gpus=auto` and with it every pin and binding, silently.
+# The workflow reads the profile's own file instead (data: its `config:` entries named host_*).
+
+def _profile_dirs(argv, env) -> list[str]:
+    """The profiles named on snakemake's command line (or SNAKEMAKE_PROFILE), in its order."""
+    found = []
+    named = {"--workflow-profile": False, "--profile": False}
+    for i, arg in enumerate(argv):
+        flag, eq, value = arg.partition("=")
+        if flag in named:
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            named[flag] = True
+            found.append(value)
+    if not named["--profile"] and env.get("SNAKEMAKE_PROFILE"):
+        found.insert(0, env["SNAKEMAKE_PROFILE"])
+    return [p for p in found if p and p != "none"]
+
+
+def profile_host_settings(argv, roots, env=None) -> dict:
+    """The host_* settings of the profiles on snakemake's command line ``argv``, each found as
+    snakemake finds it (a folder, or profiles/NAME under one of ``roots``), later ones winning:
+    {} where none names any. A key given with --config still wins over these (the caller's)."""
+    import yaml
+
+    env = os.environ if env is None else env
+    settings = {}
+    for name in _profile_dirs(argv, env):
+        # snakemake found it before `-d` moved the working directory: the shell's PWD first
+        bases = [Path(b) for b in (env.get("PWD"), *roots) if b]
+        candidates = [b / name for b in bases] + [b / "profiles" / name for b in bases]
+        folder = next((c for c in candidates if (c / "config.yaml").is_file()), None)
+        if folder is None:  # unread, its placement would be lost without a word
+            raise InputError(f"profile {name}: no config.yaml found from {', '.join(map(str, bases))}"
+                             " (name it by an absolute path)")
+        entries = (yaml.safe_load((folder / "config.yaml").read_text()) or {}).get("config") or []
+        for entry in entries if isinstance(entries, list) else []:
+            key, eq, value = str(entry).partition("=")
+            if eq and key.strip().startswith("host_"):
+                settings[key.strip()] = yaml.safe_load(value)
+    return settings
+
+
+def unplaced_refusal(devices: int) -> str:
+    """Why a timed job does not start on a host of ``devices`` GPUs without the host's placement."""
+    return (f"refused: this host has {devices} GPUs and no placement, so a timed job would run "
+            "unpinned (CPU timings beside other work) or unbound; run with --workflow-profile "
+            "workflow/profiles/gpu-host (or --config host_gpus=auto)")
