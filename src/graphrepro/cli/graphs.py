@@ -112,11 +112,16 @@ def cmd_convert(args) -> int:
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     graph.save(out)
-    if args.reweight:
-        from ..datasets import origin_path, write_origin
+    from ..datasets import origin_path, write_origin
+    from ..datasets.origin import file_origin
 
-        write_origin(origin_path(out), {"kind": "file", "file": str(args.graph),
-                                        "reweight": _reweight_record(args.reweight)})
+    if args.generated:  # the config's generator made it: no record, and tables say synthetic
+        origin_path(out).unlink(missing_ok=True)
+    else:
+        origin = file_origin(args.graph, args.format)
+        if args.reweight:
+            origin["reweight"] = _reweight_record(args.reweight)
+        write_origin(origin_path(out), origin)
     stats = degree_stats(graph)
     print(f"{out}: " + ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
                                  for k, v in stats.items()), file=sys.stderr)
@@ -128,6 +133,10 @@ def add_convert(sub) -> None:
     graph_args(sp)
     reweight_arg(sp)
     sp.add_argument("--output", required=True)
+    sp.add_argument("--generated", action="store_true",
+                    help="the file was made by `generate` (the workflow's config generator): "
+                         "write no origin record (else OUTPUT's .origin.json names the file, its "
+                         "sha256 and format, and tables say 'your file NAME')")
     sp.set_defaults(func=cmd_convert)
 
 
