@@ -8,7 +8,8 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import GraphreproError, InputError
-from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph)
+from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph,
+                     print_rows)
 from .exitcodes import exit_code
 
 FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
@@ -140,13 +141,6 @@ def add_convert(sub) -> None:
     sp.set_defaults(func=cmd_convert)
 
 
-def _print_table(rows: list[dict], columns: list[str]) -> None:
-    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
-    for r in rows:
-        print("  ".join(str(r[c]).ljust(widths[c]) for c in columns).rstrip())
-
-
 def cmd_datasets(args) -> int:
     from ..datasets import list_datasets
 
@@ -154,7 +148,7 @@ def cmd_datasets(args) -> int:
 
     mirrors = _mirrors(args)
     rows = list_datasets(args.data, registry=args.registry, mirrors=mirrors)
-    _print_table(rows, ["key", "name", "documents", "format", "source", "size", "state"])
+    print_rows(rows, ["key", "name", "documents", "format", "source", "size", "state"])
     dirs = ", ".join(str(d) for d in mirror_dirs(mirrors)) or "none"
     print(f"(files under {args.data}; offline mirrors: {dirs}; `python -m graphrepro fetch KEY` "
           f"downloads one)", file=sys.stderr)

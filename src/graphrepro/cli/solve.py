@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from .common import _params, graph_args, load_graph
+from .common import _params, format_arg, graph_args, load_graph, print_rows
 
 
 def cmd_solve(args) -> int:
@@ -64,16 +64,19 @@ def cmd_solvers(args) -> int:
         specs = all_mst_solvers()
     else:
         specs = all_solvers()
-    for s in specs:  # one line format for both problems
-        defaults = " ".join(f"{k}={v}" for k, v in s.defaults.items())
-        print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}" + (f" [{defaults}]" if defaults else ""))
+    rows = [{"name": s.name, "device": s.device, "document": s.document,
+             "description": s.description,
+             "defaults": " ".join(f"{k}={v}" for k, v in s.defaults.items())} for s in specs]
+    print_rows(rows, ["name", "device", "document", "defaults", "description"], args.format)
     return 0
 
 
 def add_solvers(sub) -> None:
-    sp = sub.add_parser("solvers", help="list solvers: name, device, document, description")
+    sp = sub.add_parser("solvers", help="list solvers: name, device, document, parameters, "
+                                        "description")
     sp.add_argument("--problem", choices=["sssp", "mst"], default="sssp",
                     help="shortest paths (what `solve` takes) or minimum spanning forests (`mst`)")
+    format_arg(sp)
     sp.set_defaults(func=cmd_solvers)
 
 
