@@ -143,7 +143,7 @@ graphs:
     generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
 {shards}
 targets:
-  safari2017_table2: {{graphs: [road_6x6], runs: [dijkstra, harish]}}
+  safari2017_table2: {{graphs: [road_6x6], runs: [harish]}}
   safari2017_fig4: {{graphs: [road_6x6], runs: [harish, "harish@threads_per_block=64"],
                     interleave: [harish, "harish@threads_per_block=64"]}}
 """
@@ -163,8 +163,9 @@ targets:
             capture_output=True, text=True, env=env, timeout=600)
         assert result.returncode == 0, result.stderr[-4000:]
         tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
+    # (GPU runs only: without the gpu-host profile a CPU timing on a host of two GPUs refuses)
     assert sorted(tables["whole"]) == sorted(tables["sharded"]) == [
-        "dijkstra", "harish", "harish@threads_per_block=64"]
+        "harish", "harish@threads_per_block=64"]
     for run, whole in tables["whole"].items():
         # timings, and improving atomics: which of two racing atomicMins lands first is up to
         # the scheduler (real threads here in the simulator, warps on a GPU)

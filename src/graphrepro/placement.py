@@ -291,7 +291,8 @@ def profile_host_settings(argv, roots, env=None) -> dict:
 
 
 def unplaced_refusal(devices: int) -> str:
-    """Why a timed job does not start on a host of ``devices`` GPUs without the host's placement."""
-    return (f"refused: this host has {devices} GPUs and no placement, so a timed job would run "
-            "unpinned (CPU timings beside other work) or unbound; run with --workflow-profile "
+    """Why a CPU-timed job does not start on a host of ``devices`` GPUs without the host's
+    placement (a GPU-timed one binds itself to a free device: bind_gpu)."""
+    return (f"refused: this host has {devices} GPUs and no placement, so a CPU timing would run "
+            "unpinned, beside other jobs and seeing the GPUs; run with --workflow-profile "
             "workflow/profiles/gpu-host (or --config host_gpus=auto)")

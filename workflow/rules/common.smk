@@ -157,8 +157,9 @@ for _name in config["targets"]:
 # ---- Where jobs run and what they ask for (README "On a SLURM cluster") ----------------------
 # `timing` tokens keep timed jobs apart: a GPU-timed job holds one token and one `gpu`, a
 # CPU-timed job holds every token. The default profile gives one token (one timed job at a time on
-# this machine). Several GPUs of one host take the gpu-host profile's placement (below): without
-# it their timed jobs refuse to start, since CPU timings would run unpinned beside the rest.
+# this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, each bound to its
+# own device (graphrepro/placement.py). Several GPUs of one host take the gpu-host profile's
+# placement (below): without it the CPU timings refuse to start, as they would run unpinned.
 # The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
 # cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
 # timed_gpu), and a group job runs its steps one at a time.
@@ -218,7 +219,7 @@ except InputError as e:
 HOST = HOST_SETTINGS.get("host_gpus") is not None and not SUBMITTED
 HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
 HOST_CPU_SLOTS = 1  # one-core CPU timings side by side (host_cpu_slots)
-# a host of several GPUs that is not placed refuses its timed jobs (pin_words)
+# a host of several GPUs that is not placed refuses its CPU timings (pin_words)
 UNPLACED_GPUS = 0 if HOST or SUBMITTED else len(candidate_devices())
 if HOST:
     from graphrepro.placement import export_host_split, host_resources, split_cores
@@ -248,8 +249,9 @@ def pin_words(device):
     numba threads as there are of them (recorded in its provenance), or, with host_cpu_slots > 1,
     a one-core timing ("cpu1") on a slot core of its own with one thread; a GPU-timed run handed
     to its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
-    nothing elsewhere; on a host of several GPUs without placement, a refusal (any timed job)."""
-    if UNPLACED_GPUS > 1 and device in ("cpu", "cpu1", "gpu", "cpu+gpu"):
+    nothing elsewhere; on a host of several GPUs without placement, a refusal for a CPU timing
+    (a GPU-timed job binds itself to one free device: placement.bind_gpu)."""
+    if UNPLACED_GPUS > 1 and "cpu" in device:
         from graphrepro.placement import unplaced_refusal
 
         raise WorkflowError(unplaced_refusal(UNPLACED_GPUS))
