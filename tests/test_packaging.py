@@ -63,10 +63,16 @@ def test_each_requirement_once_and_the_envs_without_test_tools():
         assert not test_only & set(_env(name)), f"envs/{name}: {sorted(test_only & set(_env(name)))}"
 
 
+def test_the_private_api_users_are_bounded_to_the_majors_we_test():
+    runtime = dict(_requirement(r) for r in _pyproject()["dependencies"])
+    assert runtime["snakemake"] == ">=9,<10"
+    assert runtime["numba-cuda"].endswith(",<0.31")  # 0.x: each minor may move the internals
+
+
 def test_gpu_extras_name_their_cuda():
     extras = _pyproject()["optional-dependencies"]
     for extra, cuda in (("gpu", "13"), ("gpu-cu12", "12")):
-        assert f"numba-cuda[cu{cuda}]>=0.21.1" in extras[extra]
+        assert f"numba-cuda[cu{cuda}]>=0.21.1,<0.31" in extras[extra]
         assert any(f"cupy-cuda{cuda}x" in r for r in extras[extra])
 
 
