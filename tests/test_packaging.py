@@ -124,3 +124,24 @@ def test_configs_merge_as_snakemake_does():
             paths.append(Path(d) / f"{i}.yaml")
             paths[-1].write_text(yaml.safe_dump(doc))
         assert merge(paths) == {"a": {"x": 1, "l": [3], "y": None}, "b": {"new": 2}, "n": None}
+
+
+def test_the_lock_pins_every_requirement_within_its_bounds_with_hashes():
+    """requirements.lock (pip-compile --generate-hashes, README's first command installs from
+    it): every runtime and test requirement pinned to a version its bound allows, every pin
+    with its sha256s, and no index or machine path in it."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    text = (REPO / "requirements.lock").read_text()
+    pins = {canonicalize_name(m[1]): m[2]
+            for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+) \\$", text, re.M)}
+    blocks = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", text)[1:]
+    assert len(blocks) == len(pins) and all("--hash=sha256:" in b for b in blocks)
+    assert "--index-url" not in text and "--find-links" not in text and "file://" not in text
+    project = _pyproject()
+    for line in project["dependencies"] + project["optional-dependencies"]["test"]:
+        req = Requirement(line)
+        name = canonicalize_name(req.name)
+        assert name in pins, f"requirements.lock lacks {req.name}"
+        assert req.specifier.contains(pins[name], prereleases=True), (line, pins[name])
