@@ -205,8 +205,21 @@ def test_the_profiles_host_settings_are_read_from_its_own_file(tmp_path):
                                            env={}) == {"host_gpus": "auto"}
     assert placement.profile_host_settings(["--workflow-profile", "none"], [REPO], env={}) == {}
     assert placement.profile_host_settings(["-n"], [REPO], env={}) == {}
-    with pytest.raises(InputError, match="profile nowhere: no config.yaml found"):
+    with pytest.raises(InputError, match="workflow profile nowhere: no config.yaml found"):
         placement.profile_host_settings(["--workflow-profile", "nowhere"], [tmp_path], env={})
+    # a global profile from the user's snakemake folder, read as snakemake reads it (the
+    # config.vN+.yaml of the highest N), then the workflow profile over it
+    mine = tmp_path / "xdg" / "snakemake" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "config.yaml").write_text("config: [host_gpus=1]\n")
+    (mine / "config.v8+.yaml").write_text("config: [host_gpus=2, host_cpu_slots=3, seed=4]\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "SNAKEMAKE_PROFILE": "mine"}
+    assert placement.profile_host_settings([], [REPO], env=env) == {"host_gpus": 2,
+                                                                   "host_cpu_slots": 3}
+    assert placement.profile_host_settings(["--workflow-profile", str(GPU_HOST)], [REPO],
+                                           env=env) == {"host_gpus": "auto", "host_cpu_slots": 3}
+    # one snakemake finds where this does not look is left to snakemake
+    assert placement.profile_host_settings(["--profile", "elsewhere"], [tmp_path], env={}) == {}
 
 
 def _bench_cpu_dry_run(tmp_path, *args, gpus="0,1"):

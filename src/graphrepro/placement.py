@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -251,38 +252,56 @@ def process_age_s() -> float | None:
 # to drop the gpu-host profile's `host_gpus=auto` and with it every pin and binding, silently.
 # The workflow reads the profile's own file instead (data: its `config:` entries named host_*).
 
-def _profile_dirs(argv, env) -> list[str]:
-    """The profiles named on snakemake's command line (or SNAKEMAKE_PROFILE), in its order."""
-    found = []
-    named = {"--workflow-profile": False, "--profile": False}
+def _profiles_named(argv, env) -> list[tuple[str, bool]]:
+    """(profile, is it a workflow profile) for each profile on snakemake's command line (or in
+    SNAKEMAKE_PROFILE), in the order snakemake applies them."""
+    found, given = [], set()
     for i, arg in enumerate(argv):
         flag, eq, value = arg.partition("=")
-        if flag in named:
+        if flag in ("--workflow-profile", "--profile"):
             value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
-            named[flag] = True
-            found.append(value)
-    if not named["--profile"] and env.get("SNAKEMAKE_PROFILE"):
-        found.insert(0, env["SNAKEMAKE_PROFILE"])
-    return [p for p in found if p and p != "none"]
+            given.add(flag)
+            found.append((value, flag == "--workflow-profile"))
+    if "--profile" not in given and env.get("SNAKEMAKE_PROFILE"):
+        found.insert(0, (env["SNAKEMAKE_PROFILE"], False))
+    return [(p, wf) for p, wf in found if p and p != "none"]
+
+
+_PROFILE_FILE = re.compile(r"(?:profile|config)(?:\.v(\d+)\+)?\.yaml")
+
+
+def _profile_file(folder: Path) -> Path | None:
+    """The file snakemake reads in a profile folder: config.yaml (or profile.yaml), or the
+    config.vN+.yaml of the highest N."""
+    if folder.is_file():
+        return folder
+    files = [(int(m[1] or 0), f) for f in (folder.iterdir() if folder.is_dir() else ())
+             if (m := _PROFILE_FILE.fullmatch(f.name))]
+    return max(files)[1] if files else None
 
 
 def profile_host_settings(argv, roots, env=None) -> dict:
     """The host_* settings of the profiles on snakemake's command line ``argv``, each found as
-    snakemake finds it (a folder, or profiles/NAME under one of ``roots``), later ones winning:
-    {} where none names any. A key given with --config still wins over these (the caller's)."""
+    snakemake finds it (a path from the shell's directory, profiles/NAME under one of ``roots``,
+    or a user's or the site's snakemake config folder), later ones winning: {} where none names
+    any. A key given with --config still wins over these (the caller's)."""
     import yaml
 
     env = os.environ if env is None else env
+    config_home = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     settings = {}
-    for name in _profile_dirs(argv, env):
+    for name, workflow_profile in _profiles_named(argv, env):
         # snakemake found it before `-d` moved the working directory: the shell's PWD first
         bases = [Path(b) for b in (env.get("PWD"), *roots) if b]
-        candidates = [b / name for b in bases] + [b / "profiles" / name for b in bases]
-        folder = next((c for c in candidates if (c / "config.yaml").is_file()), None)
-        if folder is None:  # unread, its placement would be lost without a word
-            raise InputError(f"profile {name}: no config.yaml found from {', '.join(map(str, bases))}"
-                             " (name it by an absolute path)")
-        entries = (yaml.safe_load((folder / "config.yaml").read_text()) or {}).get("config") or []
+        candidates = ([b / name for b in bases] + [b / "profiles" / name for b in bases]
+                      + [config_home / "snakemake" / name, Path("/etc/xdg/snakemake") / name])
+        path = next((f for c in candidates if (f := _profile_file(c)) is not None), None)
+        if path is None:
+            if workflow_profile:  # unread, its placement would be lost without a word
+                raise InputError(f"workflow profile {name}: no config.yaml found from "
+                                 f"{', '.join(map(str, bases))} (name it by an absolute path)")
+            continue  # a user's global profile somewhere snakemake looks and this does not
+        entries = (yaml.safe_load(path.read_text()) or {}).get("config") or []
         for entry in entries if isinstance(entries, list) else []:
             key, eq, value = str(entry).partition("=")
             if eq and key.strip().startswith("host_"):
