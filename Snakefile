@@ -16,11 +16,17 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
+from graphrepro.bounded import load_yaml
 from graphrepro.configcheck import check_config
 from graphrepro.errors import InputError
 from graphrepro.harness.provenance import name_the_run
 
 try:
+    # snakemake has parsed --configfile already (a mapping alias bomb or a file of 100 MB stalls
+    # its own parse and merge, before this line); a list alias bomb, a key given twice or a
+    # Python tag still gets one line here, not a six-minute walk
+    for _configfile in workflow.overwrite_configfiles:
+        load_yaml(_configfile)
     check_config(config)  # one line per problem, before any rule is defined or run
 except InputError as e:
     raise WorkflowError(str(e)) from None

@@ -261,6 +261,9 @@ def test_transfer_benchmark_runs_and_verifies():
     assert set(table["status"]) == {"ok"}
     assert table["matrix_bytes"].tolist() == [144, 256]
     assert (table[["pageable_ms", "pinned_ms", "solve_ms", "two_stream_ms"]] >= 0).all().all()
+    # the work: the second phase relaxes no more arcs than the basic version from scratch
+    assert (table["second_phase_arcs_relaxed"] <= table["arcs_relaxed"]).all()
+    assert (table["arcs_relaxed"] > 0).all()
 
 
 @needs_cuda

@@ -15,7 +15,8 @@ PACKAGE = SRC / "graphrepro"
 # The allowed order, lowest first, written once: a module may import its own layer or any layer
 # below it. Every top-level module or package of graphrepro must be in exactly one layer.
 LAYERS = (
-    ("base", {"errors", "atomic", "_jit", "documents", "published"}),
+    ("base", {"errors", "atomic", "safepath", "snakemake_args", "_jit", "documents", "published",
+              "credentials", "bounded"}),
     ("platform", {"gpu", "placement", "launch", "native"}),
     ("graph and terrain storage", {"graph", "terrain"}),
     ("solvers", {"solvers", "mst"}),

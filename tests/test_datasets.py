@@ -194,7 +194,7 @@ def registry_file(tmp_path, server, *, ny_sha=None):
     title: a host that does not exist
     documents: {{safari2017: "none"}}
     source: download
-    url: http://no-such-host.invalid/x.gr.gz
+    url: https://no-such-host.invalid/x.gr.gz
     format: dimacs
     vertices: 1000
     arcs: 2400

@@ -43,6 +43,21 @@ def test_registered_beside_the_documents():
     assert spec.static_counters["kernels_per_iteration"] == 0
 
 
+def test_c_comes_from_the_graphs_own_degree_never_its_name():
+    """Issue 54: the tuning set's road graphs (mean out-degree 2.4-2.8) take c=32; a graph past
+    the degrees it covered keeps c=8; the name plays no part."""
+    from graphrepro.solvers.frontier.frontier import default_c
+
+    road = road_grid(20, 20, keep=1.0, seed=1, name="uniform_1m")  # a road-like degree, any name
+    dense = random_digraph(400, 3200, max_weight=1000, seed=2, name="ny")
+    assert default_c(road) == 32.0 and default_c(dense) == 8.0
+    r = solve(road, 0)
+    mean_w, degree = road.weights.mean(), road.num_arcs / road.num_vertices
+    assert r.counters["delta"] == max(1, round(32.0 * mean_w / degree))
+    with pytest.raises(InputError, match="c >= 0"):
+        get_solver("frontier").prepare(road, **{**SMALL, "c": -1.0})
+
+
 def test_single_vertex():
     g = CSRGraph.from_arcs(1, [], [], [], name="one")
     r = solve(g, 0)
@@ -141,7 +156,7 @@ def test_through_the_harness():
 
 
 @pytest.mark.parametrize("bad", [{"buckets": 1}, {"lookahead": 0}, {"chunk": 17}, {"stage": -1},
-                                 {"threads_per_block": 1024}, {"c": 0}, {"chase": -1},
+                                 {"threads_per_block": 1024}, {"c": -1}, {"chase": -1},
                                  {"hub": -1}, {"reach": 0}, {"reach": 33}, {"rounds": 0}])
 def test_bad_parameters(bad):
     with pytest.raises(InputError):

@@ -83,3 +83,19 @@ def test_no_gpu_rows_say_so():
     row = table[table["solver"] == "frontier"].iloc[0]
     assert row["median (ms)"] == "not run: no CUDA device"
     assert "No GPU run" in summary_frontier(table.astype(str))
+
+
+def test_a_peer_is_judged_at_the_best_setting_of_its_grid_and_the_table_says_which():
+    runs = runs_table("ny", {"frontier": 9.0, "adds": 8.4, "adds@launch=host": 7.9,
+                             "adds@blocks_per_sm=2": 8.8, "gunrock": 95.0})
+    table = compare_frontier(runs, {"ny": stats("ny", "real")}, published("graphrepro"))
+    by = table.set_index("solver")
+    assert by.loc["frontier", "fastest peer"] == "adds@launch=host"
+    assert np.isclose(by.loc["frontier", "/ fastest peer"], 9.1 / 8.0)
+    assert by.loc["adds@launch=host", "peer setting"] == "best of 3"
+    assert by.loc["adds", "peer setting"] == "2nd of 3"
+    assert by.loc["adds@blocks_per_sm=2", "peer setting"] == "3rd of 3"
+    assert by.loc["gunrock", "peer setting"] == "the only one run"
+    assert pd.isna(by.loc["frontier", "peer setting"])
+    text = summary_frontier(table.astype(str).replace("nan", ""))
+    assert "adds@launch=host 8 ms, best of 3 settings, same run" in text

@@ -272,3 +272,32 @@ def test_a_table_merged_from_shards_of_two_commits_credits_both(tmp_path):
                                                               "runs": ["frontier", "adds"]})
     assert [(g["commit"], g["runs"], g["date"]) for g in got] == [
         ("aaa", 1, "2026-11-26 09:00"), ("bbb", 2, "2026-11-27 10:00 to 2026-11-27 11:00")]
+
+
+def test_a_source_whose_distances_pass_int32_is_refused_not_hung(tmp_path, monkeypatch):
+    """Issue 54: both peers hung where path sums pass 2^31 although each weight fit. On the path
+    2^30, 2^30, 5 the first vertex's distances pass INT32_MAX; the second's fit, but one more
+    relaxation of the heaviest arc would not (the peers add in 32 bits); the third's clear."""
+    from graphrepro.graph.csr import CSRGraph
+    from graphrepro.solvers.peer.peers import largest_sum_clears
+
+    install_driver(tmp_path, monkeypatch, hang=0)  # asked for vertex 0, it would hang
+    big = 2**30
+    g = CSRGraph.from_arcs(4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([big, big, 5]),
+                           base=1, name="path")
+    assert not largest_sum_clears(g) and largest_sum_clears(graph())
+    table = run(g, "adds@deadline_s=3", sources=(0, 1, 2))
+    status = table.drop_duplicates("source").set_index("source")["status"].to_dict()
+    assert status[1].startswith("not run: distances past int32 (largest 2,147,483,653")
+    assert status[2].startswith("not run: distances past int32 (largest 1,073,741,829 + weight")
+    assert status[3] == "ok"
+    assert "hung" not in " ".join(status.values())  # nothing was killed or counted as a hang
+
+
+def test_the_launch_grid_names_each_setting_once_and_each_resolves():
+    from graphrepro.solvers.base import resolve
+    from graphrepro.solvers.peer.peers import LAUNCH_GRID
+
+    for peer, grid in LAUNCH_GRID.items():
+        params = [tuple(sorted(resolve(run_id)[1].items())) for run_id in grid]
+        assert len(set(params)) == len(grid) and grid[0] == peer  # its default first

@@ -43,7 +43,7 @@ a 5 4 50
 PACE = b"c the same roads, once each\np tw 5 5\n1 2\n2 3\n3 4\n4 1\n4 5\n"
 
 
-def _registry(tmp_path, *, sha=None, topology_url="http://no-such-host.invalid/T.gr.xz"):
+def _registry(tmp_path, *, sha=None, topology_url="https://no-such-host.invalid/T.gr.xz"):
     sha_line = f"    sha256: {sha}\n" if sha else ""
     text = f"""datasets:
   ny:
@@ -51,7 +51,7 @@ def _registry(tmp_path, *, sha=None, topology_url="http://no-such-host.invalid/T
     title: tiny DIMACS
     documents: {{safari2017: "Table 1"}}
     source: download
-    url: http://no-such-host.invalid/tiny.gr.gz
+    url: https://no-such-host.invalid/tiny.gr.gz
     format: dimacs
 {sha_line}    vertices: 5
     arcs: 10
@@ -62,7 +62,7 @@ def _registry(tmp_path, *, sha=None, topology_url="http://no-such-host.invalid/T
     title: tiny topology only
     documents: {{safari2017: "Table 1"}}
     source: download
-    url: http://no-such-host.invalid/col.gr.gz
+    url: https://no-such-host.invalid/col.gr.gz
     format: dimacs
     vertices: 5
     arcs: 10

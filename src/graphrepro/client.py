@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from .bounded import load_json
 from .errors import DeviceUnavailable, ExitCode
 from .placement import process_age_s
 
@@ -145,7 +146,7 @@ def past_deadline(output: str | None, *, resumable: bool = False) -> bool:
     estimates = {}
     if os.environ.get("GRAPHREPRO_ESTIMATES"):
         try:
-            estimates = json.loads(Path(os.environ["GRAPHREPRO_ESTIMATES"]).read_text())
+            estimates = load_json(Path(os.environ["GRAPHREPRO_ESTIMATES"]))
         except (OSError, ValueError):
             estimates = {}
     known = estimates.get(os.path.normpath(output))

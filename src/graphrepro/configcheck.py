@@ -12,8 +12,8 @@ import functools
 import math
 from pathlib import Path
 
-import yaml
-
+from .bounded import load_yaml
+from .credentials import strip_credentials
 from .errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def _message(error) -> str:
 def _validator(schema_path: str):
     import jsonschema
 
-    return jsonschema.Draft202012Validator(yaml.safe_load(Path(schema_path).read_text()))
+    return jsonschema.Draft202012Validator(load_yaml(schema_path))
 
 
 def schema_errors(config: dict, schema_path=SCHEMA) -> list[str]:
@@ -186,11 +186,36 @@ def settings_errors(table: str, settings: dict) -> list[str]:
     return errors
 
 
-def check_config(config: dict, schema_path=SCHEMA) -> None:
-    """Raise InputError naming every problem (one line each) unless the config is sound."""
+# Our largest config is about 2,000 values; a YAML alias bomb that got past the file's own check
+# (a --config value, a merge) reaches 10^9, which the schema's walk would take hours over.
+MAX_VALUES = 100_000
+
+
+def _too_many_values(config) -> bool:
+    count, stack = 0, [config]
+    while stack:
+        value = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return True
+        if isinstance(value, dict):
+            stack.extend(value.values())
+            count += len(value)  # the keys
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
+
+
+def check_config(config: dict, schema_path=SCHEMA, *, semantic: bool = True) -> None:
+    """Raise InputError naming every problem (one line each) unless the config is sound.
+    ``semantic=False``: the schema only (its names and paths; a fraction of a second, where the
+    rest is left to the workflow's own check)."""
+    if _too_many_values(config):
+        raise InputError(f"bad config: more than {MAX_VALUES:,} values (a YAML alias bomb?); "
+                         "refused before any check walks it")
     errors = schema_errors(config, schema_path)
-    if not errors:
+    if not errors and semantic:
         errors = semantic_errors(config)
     if errors:
         shown = errors[:10] + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])
-        raise InputError("bad config: " + "; ".join(shown))
+        raise InputError(strip_credentials("bad config: " + "; ".join(shown)))

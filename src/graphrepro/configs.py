@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
+from .bounded import load_yaml
+from .errors import InputError
 
 DEFAULT = Path("config/config.yaml")
 
@@ -32,7 +33,7 @@ def merge(paths) -> dict:
 
     config: dict = {}
     for path in paths:
-        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
+        update_config(config, load_yaml(path) or {})
     return config
 
 
@@ -54,8 +55,8 @@ def configs_with(target: str) -> list[str]:
     found, base, here = [], root(), Path(__file__).resolve().parent
     for p in sorted((base / "config").glob("*.yaml")):
         try:
-            targets = (yaml.safe_load(p.read_text()) or {}).get("targets") or {}
-        except yaml.YAMLError:
+            targets = (load_yaml(p) or {}).get("targets") or {}
+        except (InputError, AttributeError):
             continue
         if isinstance(targets, dict) and target in targets:
             # a packaged config is named by its full path: no config/ lies where the user is

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import atomic
 from .errors import InputError
 
 _held: dict = {}  # the lock file kept open for the life of the process, and what it chose
@@ -77,7 +78,7 @@ def _lock_one(kind: str, names: list, wait_s: float, poll_s: float, why: str):
     deadline = time.monotonic() + wait_s
     while True:
         for name in names:
-            fd = os.open(root / f"{kind}-{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            fd = atomic.open_lock(root / f"{kind}-{name}.lock")  # never a planted link's target
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -19,10 +19,11 @@ first once their graph is ready; CPU-timed jobs one at a time on their own cores
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from .bounded import load_json, read_csv
 
 FIXED_S = 3.0        # a timed job's start-up, graph load and warm-up where nothing was recorded
 UNKNOWN_S = 30.0     # a timed run no table knows
@@ -72,8 +73,8 @@ def _recorded(path: Path):
     if not prov.is_file():
         return None
     try:
-        record = json.loads(prov.read_text())
-    except (OSError, json.JSONDecodeError):
+        record = load_json(prov)
+    except (OSError, ValueError):
         return None
     shards = record.get("shards") or [record]
     return _rates_from_job([s.get("job") for s in shards if isinstance(s, dict)])
@@ -83,10 +84,9 @@ def _table(path: Path):
     """A committed table to estimate from, or None where it is missing or unreadable."""
     if not path.is_file():
         return None
-    import pandas as pd
 
     try:
-        return pd.read_csv(path)
+        return read_csv(path)
     except (OSError, ValueError):
         return None
 
@@ -174,8 +174,8 @@ def _block_jobs(results: Path, reference: Path, name: str) -> list[dict]:
     jobs = []
     for path in paths:
         try:
-            record = json.loads(path.read_text()) if path.is_file() else {}
-        except (OSError, json.JSONDecodeError):
+            record = load_json(path) if path.is_file() else {}
+        except (OSError, ValueError):
             continue
         jobs += [s.get("job") for s in (record.get("shards") or [record]) if isinstance(s, dict)]
     return [j for j in jobs if isinstance(j, dict)]
@@ -262,8 +262,8 @@ def reference_seconds(config: dict, runs: list[PlannedRun], reference: Path,
         for folder in (results, reference):
             path = folder / "sources" / f"{run.graph}.json"
             try:
-                ms = json.loads(path.read_text()).get("reference_ms") if path.is_file() else None
-            except (OSError, json.JSONDecodeError):
+                ms = load_json(path).get("reference_ms") if path.is_file() else None
+            except (OSError, ValueError):
                 ms = None
             if ms:
                 break

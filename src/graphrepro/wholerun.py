@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from .bounded import load_json, read_csv
 from .errors import InputError
 from .native import NotBuildableHere
-
 
 # The reference pieced together from runs 1 and 2 (before `retabulate --complete` wrote a run's
 # record) names no config files: it was made with these.
@@ -29,12 +29,11 @@ def reference_configfiles(reference: Path, base: Path = Path(".")) -> list[Path]
     """The config files the committed reference run was made with, merged in this order, under
     ``base`` (the repository): those its own record names (``provenance.json``, written by
     `retabulate --complete`), else the pieced reference's."""
-    import json
 
     record, path = {}, Path(reference) / "provenance.json"
     if path.is_file():
         try:
-            record = json.loads(path.read_text())
+            record = load_json(path)
         except (OSError, ValueError) as e:
             raise InputError(f"{path}: not the reference run's record ({e})") from None
     names = record.get("configfiles") if isinstance(record, dict) else None
@@ -90,7 +89,7 @@ def _made_by(table: Path) -> str:
 
 def _never_built(table: Path) -> int:
     try:
-        status = pd.read_csv(table, usecols=lambda c: c == "status", dtype=str)
+        status = read_csv(table, usecols=lambda c: c == "status", dtype=str)
     except (OSError, ValueError, pd.errors.ParserError):
         return 0  # an unreadable table is the tabulation's to refuse, with its own message
     if "status" not in status:
@@ -107,7 +106,7 @@ def _missing_passes(table: Path, repeats: list[int]) -> list[int]:
     if not repeats or not is_block_table(table.stem):
         return []
     try:
-        df = pd.read_csv(table, usecols=lambda c: c in ("pass", "shard", "status"), dtype=str)
+        df = read_csv(table, usecols=lambda c: c in ("pass", "shard", "status"), dtype=str)
     except (OSError, ValueError, pd.errors.ParserError):
         return []  # the tabulation refuses an unreadable table, with its own message
     if "status" in df and not (df["status"] == "ok").any():

@@ -134,8 +134,12 @@ def dense_args(name):
 
 
 def target_benchmarks(name):
-    """Benchmark tables a target reads besides its runs (an2017_transfers)."""
-    return [f"{RES}/benchmarks/{b}.csv" for b in get_target(name).benchmarks]
+    """Benchmark tables a target reads besides its runs (an2017_transfers), and those it reads
+    where present (``also_reads``: another target's table, measuring the drift between jobs)
+    when this config makes them too."""
+    t = get_target(name)
+    also = [b for b in t.also_reads if b in config.get("targets", {})]
+    return [f"{RES}/benchmarks/{b}.csv" for b in (*t.benchmarks, *also)]
 
 
 def graph_file(name):
@@ -333,9 +337,9 @@ def _expected_seconds():
     out = {}
     given = os.environ.get("GRAPHREPRO_ESTIMATES")
     if given and os.path.isfile(given):
-        import json
+        from graphrepro.bounded import load_json
 
-        for path, secs in json.loads(Path(given).read_text()).items():
+        for path, secs in load_json(given).items():
             path = Path(path)
             name = path.name.removesuffix(".csv")
             if path.parent.parent.name == "shards":

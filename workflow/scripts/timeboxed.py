@@ -7,7 +7,9 @@
 
 For a machine lent for a few minutes at a time (the device tool: a call lasts at most 10 minutes
 and returns at most 8 files). It
-1. unpacks --resume (the archive the last call left) into the working directory; files the
+1. unpacks --resume (the archive the last call left) into the working directory, once it has
+   checked that the archive holds only its manifest, snakemake's metadata and regular files of
+   the results folder, and that the manifest names only results files (SECURITY.md); files the
    archive left out as too large (graph caches) are rebuilt first by snakemake, then every
    unpacked file is touched, so that no finished step looks older than what it was made from
    (a sources record of another graph is still refused: it carries the graph's digest);
@@ -38,7 +40,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 MANIFEST = ".timeboxed-manifest.json"
 WORK = "work"  # under the results folder: resumable jobs' work directories (gerritsen2012*.smk)
@@ -58,7 +60,7 @@ def _configfiles(smk_args: list[str]) -> list[str]:
 
 def _without_targets(smk_args: list[str]) -> list[str]:
     targets = set(_parsed(smk_args).targets or [])
-    return [a for a in smk_args if a not in targets]
+    return [a for a in smk_args if a not in targets and a != "--"]
 
 
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
@@ -117,35 +119,119 @@ def _terrains(results: Path) -> list[str]:
     """The terrain grids finished block tables read (their provenance's settings name them): a
     hand-packed archive (committed results) holds no grid, and one remade inside the timed run
     would be newer than every block shard made from it, which snakemake would redo."""
+    from graphrepro.safepath import UnsafePath
+
     grids = []
     for record in results.rglob("*.provenance.json"):
         try:
             grid = json.loads(record.read_text()).get("settings", {}).get("zgrid")
+            grids.append(_in_results(grid, results, f"{record}: settings.zgrid"))
         except (OSError, ValueError, AttributeError):  # a damaged record: retabulate names it
             continue
-        if isinstance(grid, str) and Path(grid).is_relative_to(results):
-            grids.append(grid)
+        except UnsafePath:  # a grid of another folder: not this archive's to rebuild
+            continue
     return sorted(set(grids))
+
+
+# What the checkout's own code lives in: a results folder there would let an archive replace it
+CODE = {"Snakefile", "workflow", "src", "config", "profiles", "envs", "tests", ".git",
+        ".snakemake", "pyproject.toml"}
+METADATA = ".snakemake/metadata"  # snakemake's records of how each output was made
+
+
+def _in_results(text, results: Path, what: str) -> str:
+    """``text``, a path an archive or its records name, if it lies in the results folder: no
+    ``..``, no link out of it, never an option. Raises UnsafePath, one line, otherwise."""
+    from graphrepro import safepath
+
+    if not isinstance(text, str) or not Path(text).is_relative_to(results):
+        raise safepath.UnsafePath(f"{what}: {text!r} is not in the results folder {results}")
+    safepath.under(results, str(Path(text).relative_to(results)), what=what)
+    return text
+
+
+def _results_root(results: Path) -> PurePosixPath:
+    """The results folder as a plain relative path that holds none of the checkout's code."""
+    from graphrepro import safepath
+
+    root = safepath.relative(os.path.normpath(results), what="the config's results folder")
+    if root.parts[0] in CODE:
+        raise safepath.UnsafePath(f"the config's results folder {str(root)!r} is part of the "
+                                  f"checkout's code ({root.parts[0]}): an archive unpacked "
+                                  f"there could replace it")
+    return root
+
+
+def _resumable(tar: tarfile.TarFile, archive: Path, root: PurePosixPath):
+    """(members, manifest) of a resume archive, or SystemExit naming the first member it may not
+    hold: a resume archive holds its manifest, snakemake's metadata records and regular files
+    under the results folder, nothing else (never a Snakefile, a rule, a config or a source)."""
+    from graphrepro import safepath
+
+    members, manifest = [], {}
+    for m in tar.getmembers():
+        what = f"timeboxed: {archive}: member"
+        try:
+            rel = safepath.relative(m.name, what=what)
+            if not m.isfile():
+                raise safepath.UnsafePath(f"{what} {m.name!r} is not a regular file")
+            home = next((h for h in (PurePosixPath(MANIFEST), PurePosixPath(METADATA), root)
+                         if rel.is_relative_to(h) and (rel != h or h.name == MANIFEST)), None)
+            if home is None:
+                raise safepath.UnsafePath(f"{what} {m.name!r} is not a results file of "
+                                          f"{str(root)!r} (nor the manifest or snakemake's "
+                                          f"metadata)")
+            if rel != home:  # no link already in the folder leads it out
+                safepath.under(home, str(rel.relative_to(home)), what=f"{what} {m.name!r}")
+        except safepath.UnsafePath as e:
+            raise SystemExit(f"{e}; nothing was unpacked") from None
+        if str(rel) == MANIFEST:
+            try:
+                manifest = json.loads(tar.extractfile(m).read())
+            except (ValueError, UnicodeDecodeError) as e:
+                raise SystemExit(f"timeboxed: {archive}: {MANIFEST} is not JSON ({e}); nothing "
+                                 f"was unpacked") from None
+        members.append(m)
+    left_out = manifest.get("left_out", []) if isinstance(manifest, dict) else None
+    if not isinstance(left_out, list):
+        raise SystemExit(f"timeboxed: {archive}: {MANIFEST}'s left_out is not a list of paths; "
+                         f"nothing was unpacked")
+    for p in left_out:
+        try:
+            _in_results(p, Path(root), f"timeboxed: {archive}: {MANIFEST}: left_out")
+        except safepath.UnsafePath as e:
+            raise SystemExit(f"{e}; nothing was unpacked") from None
+    return members, left_out
 
 
 def unpack(archive: Path, smk: list[str], results: Path) -> list[str]:
     """Unpack the last call's archive; rebuild what it left out; touch what it held. An archive
     packed by hand (no manifest) still has its graphs rebuilt first: each graph a sources
-    record names, where its cache is missing."""
+    record names, where its cache is missing. What the archive holds is checked first: only the
+    results folder's files (``_resumable``), unpacked, or nothing is."""
+    from graphrepro import safepath, snakemake_args
+
+    try:
+        root = _results_root(results)
+    except safepath.UnsafePath as e:
+        raise SystemExit(f"timeboxed: {e}; nothing was unpacked") from None
     with tarfile.open(archive) as tar:
-        names = [m.name for m in tar.getmembers() if m.isfile()]
-        tar.extractall(".", filter="data")
-    manifest = json.loads(Path(MANIFEST).read_text()) if Path(MANIFEST).is_file() else {}
+        members, manifest_left_out = _resumable(tar, archive, root)
+        names = [m.name for m in members]
+        try:
+            tar.extractall(".", members=members, filter="data")
+        except tarfile.FilterError as e:
+            raise SystemExit(f"timeboxed: {archive}: {e}") from None
     graphs = [str(results / "graphs" / f"{p.stem}.npz") for p in (results / "sources").glob("*.json")]
-    left_out = [p for p in dict.fromkeys(manifest.get("left_out", []) + graphs + _terrains(results)
+    left_out = [p for p in dict.fromkeys(manifest_left_out + graphs + _terrains(results)
                                          + _builds(results))
                 if not Path(p).exists()]
     if left_out:
         print(f"timeboxed: rebuilding {len(left_out)} file(s) the archive left out", flush=True)
         # only those files: the call's targets would remake what reads them, here, untimed
-        # (and first: after the arguments a --configfile would take them for config files)
-        done = subprocess.run([sys.executable, "-m", "snakemake", *left_out,
-                               *_without_targets(smk)], check=False)
+        # (after `--`: neither an option of snakemake's nor another option's value)
+        done = subprocess.run(snakemake_args.command(_without_targets(smk), left_out),
+                              check=False)
         missing = [p for p in left_out if not Path(p).exists()]
         if done.returncode != 0 or missing:
             # going on would remake them inside the timed run, newer than every finished run
@@ -218,9 +304,16 @@ def main(argv=None) -> int:
     deadline = args.deadline or time.time() + 60 * args.minutes
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
-    from graphrepro import configs
+    from graphrepro import configcheck, configs
+    from graphrepro.errors import InputError
 
     config = configs.load(_configfiles(smk))
+    try:
+        # its results folder before anything is unpacked there (the schema alone: the deadline
+        # runs, and snakemake checks the rest as it starts)
+        configcheck.check_config(config, semantic=False)
+    except InputError as e:
+        raise SystemExit(f"timeboxed: {e}") from None
     results = Path(config.get("results", "results"))
     if args.resume and Path(args.resume).is_file():
         names = unpack(Path(args.resume), smk, results)

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounded import read_csv
 from ..errors import InputError
 from .rule import KINDS, VERDICTS, Evidence, judge
 
@@ -24,7 +25,8 @@ CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "l
                  "null", "unit", "subject", "untestable", "note"]
 LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
                   "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
-                  "interval", "band", "run", "launch_path", "sources", "trials"]
+                  "interval", "band", "run", "launch_path", "sources", "trials", "device",
+                  "data_kind", "departure", "tables"]
 
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
@@ -41,7 +43,7 @@ def load_claims(document: str | None = None) -> pd.DataFrame:
         if not path.is_file():
             continue
         with path.open() as f:
-            df = pd.read_csv(f, dtype=str, keep_default_na=False)
+            df = read_csv(f, dtype=str, keep_default_na=False)
         _check(df, f"published/claims/{doc.short}.csv")
         frames.append(df.assign(document=doc.short))
     if not frames:
@@ -78,12 +80,26 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFra
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
-    from .origin import where_from
+    from .origin import mark_jobs, where_from
 
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
-    return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]]),
-                          **where_from(e, runs, extra.get("benchmarks"))}
+    for e in evidence.values():
+        mark_jobs(e, runs, extra.get("benchmarks"))
+    gpu = run_gpu(runs, extra.get("benchmarks"))
+    return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
+                          **where_from(e, runs, extra.get("benchmarks"), stats)}
                          for _, claim in claims.iterrows()], columns=LEDGER_COLUMNS)
+
+
+def run_gpu(runs: pd.DataFrame, benchmarks: dict | None) -> str:
+    """The GPU the target's tables were timed on ("NVIDIA H200"), for reasons that name it; "this
+    run's GPU" where none was (a CPU-only run)."""
+    names = set()
+    for frame in [runs, *(benchmarks or {}).values()]:
+        if isinstance(frame, pd.DataFrame) and "device_name" in frame:
+            names |= {str(d) for d in frame["device_name"].dropna()
+                      if str(d).lower() not in ("", "nan", "cpu")}
+    return " and ".join(sorted(names)) or "this run's GPU"
 
 
 # Fixed, so a ledger rebuilds bit for bit; tests shake with other seeds.
@@ -108,10 +124,13 @@ def _launch_path_rule(target, claims, runs, stats, extra, evidence: dict) -> dic
     return {cid: sup.struck(e, seeds[cid]) if cid in hit else e for cid, e in evidence.items()}
 
 
-def _row(claim, evidence: Evidence) -> dict:
+def _row(claim, evidence: Evidence, gpu: str = "this run's GPU") -> dict:
     if not isinstance(evidence, Evidence):
         raise TypeError(f"claim {claim['claim_id']}: evidence must be an Evidence, "
                         f"not {type(evidence).__name__}")
+    # a fixed reason names the card as "{gpu}": the one the run used, never a card written in
+    claim = claim.copy()
+    claim["untestable"] = str(claim.get("untestable") or "").replace("{gpu}", gpu)
     j = judge(claim, evidence, seed=_seed(claim["claim_id"]))
     return {"document": claim["document"], "where": claim["where"], "claim": claim["claim"],
             "kind": claim["kind"], "published": claim["published"], "ours": _round(j.ours),
@@ -160,7 +179,7 @@ def collect(results: Path) -> pd.DataFrame:
     claims = load_claims()
     built = {}
     for p in sorted((results / "targets").glob("*.claims.csv")):
-        df = pd.read_csv(p, dtype=str, keep_default_na=False).reindex(
+        df = read_csv(p, dtype=str, keep_default_na=False).reindex(
             columns=LEDGER_COLUMNS, fill_value="")
         for _, row in df.iterrows():
             built[row["claim_id"]] = row.to_dict()

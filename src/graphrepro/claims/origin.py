@@ -1,9 +1,12 @@
-"""Where a ledger row comes from: the run, the launch path, the sources and trials behind it.
+"""Where a ledger row comes from: the tables it read, and from them the run, launch path,
+sources, trials, device and kind of data behind it.
 
-Written here once for every document, from what the evidence says it used (``Evidence.data``
-names each graph, "g: real ...; h: stand-in ...") and the run tables' provenance columns
-(``run``, ``launch_path``, added by ``report.tables.load_runs``), so no evidence function has to
-say it again.
+Written here once for every document. An evidence function names the tables it read
+(``Evidence.reads``: (graph, run id) pairs of run tables, names of benchmark tables); the
+columns are computed from those tables' rows and provenance (``run``, ``launch_path`` and
+``run_table``, added by ``report.tables.load_runs``), and the kind of data from the graphs' and
+terrains' origin records, never from a name. Evidence that names no table is placed by the
+graphs its ``data`` names (every run table on them), and its ``tables`` column says so.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ import re
 
 import pandas as pd
 
+from ..datasets.origin import data_kind
+from .departures import departures
 from .runs import OLD_LAUNCH_PATH
 
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
-COLUMNS = ("run", "launch_path", "sources", "trials")
+COLUMNS = ("run", "launch_path", "sources", "trials", "device")
+LEDGER = COLUMNS + ("data_kind", "departure", "tables")
 # How the ledger names each launch path: a run's record says graphrepro.launch, says nothing
 # (numba's own launches, superseded), or there is no record (unknown).
 PATHS = {"graphrepro.launch": "graphrepro.launch",
@@ -30,29 +36,109 @@ def graphs_named(data: str, known) -> list[str]:
     return [n for n in dict.fromkeys(names) if n in set(known)]
 
 
-def where_from(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> dict:
-    """The four columns of one claim's row (empty strings where nothing was measured)."""
-    out = dict.fromkeys(COLUMNS, "")
-    frames = []
-    if isinstance(runs, pd.DataFrame) and len(runs) and "graph" in runs:
-        used = graphs_named(getattr(evidence, "data", ""), runs["graph"].unique())
-        if used:
-            frames.append(runs[runs["graph"].isin(used)])
-    if not frames:  # a target that reads benchmark tables: the tables it read
-        frames = [b for b in (benchmarks or {}).values()
-                  if isinstance(b, pd.DataFrame) and len(b) and _same_data(b, evidence)]
-    if not frames:
+def reads_of(evidence) -> list:
+    """The tables one piece of evidence read: its own ``reads``, else its parts'."""
+    own = list(getattr(evidence, "reads", ()) or ())
+    if own:
+        return list(dict.fromkeys(own))
+    for part in getattr(evidence, "parts", ()) or ():
+        own += reads_of(part)
+    return list(dict.fromkeys(own))
+
+
+def read_rows(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> list:
+    """[(table name, its rows)] of the tables behind one claim, in the order it read them."""
+    benchmarks = benchmarks or {}
+    has_runs = isinstance(runs, pd.DataFrame) and len(runs) and "graph" in runs
+    reads = reads_of(evidence)
+    out = []
+    if reads:
+        for key in reads:
+            if isinstance(key, tuple) and has_runs:
+                graph, variant = key
+                rows = runs[(runs["graph"] == graph) & (runs["variant"] == variant)]
+                if len(rows):
+                    out.append((_table_name(rows, f"runs/{graph}/{variant}"), rows))
+            elif isinstance(key, str) and isinstance(benchmarks.get(key), pd.DataFrame):
+                out.append((f"benchmarks/{key}.csv", benchmarks[key]))
         return out
-    return describe(pd.concat(frames, ignore_index=True))
+    if has_runs:  # no table named: every run table on the graphs its data names
+        for g in graphs_named(getattr(evidence, "data", ""), runs["graph"].unique()):
+            for _, rows in runs[runs["graph"] == g].groupby("variant", sort=False):
+                out.append((_table_name(rows, f"runs/{g}/{rows['variant'].iloc[0]}"), rows))
+    if not out:  # a target that reads benchmark tables: those with the same data
+        out = [(f"benchmarks/{name}.csv", b) for name, b in benchmarks.items()
+               if isinstance(b, pd.DataFrame) and len(b) and _same_data(b, evidence)]
+    return out
+
+
+def mark_jobs(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> None:
+    """Set ``jobs`` on every piece of evidence (and part of one) that names the tables it read
+    and not its jobs: the jobs of those tables' rows (``job``, from their provenance records), so
+    the rule sees a comparison that crosses jobs without each evidence function saying so. A
+    part that names no table of its own was read from its whole's tables."""
+    if getattr(evidence, "reads", ()) and not getattr(evidence, "jobs", ()):
+        jobs = []
+        for _, rows in read_rows(evidence, runs, benchmarks):
+            if "job" in rows:
+                jobs += [str(j) for j in rows["job"].dropna().unique() if str(j)]
+        evidence.jobs = tuple(dict.fromkeys(jobs))
+    for part in getattr(evidence, "parts", ()) or ():
+        if not getattr(part, "reads", ()) and not getattr(part, "jobs", ()):
+            part.jobs = getattr(evidence, "jobs", ())
+        mark_jobs(part, runs, benchmarks)
+
+
+def _table_name(rows: pd.DataFrame, fallback: str) -> str:
+    names = rows["run_table"].dropna().unique() if "run_table" in rows else []
+    return str(names[0]) if len(names) else fallback + ".csv"
+
+
+def where_from(evidence, runs: pd.DataFrame, benchmarks: dict | None = None,
+               stats: dict | None = None) -> dict:
+    """The ledger's columns for one claim (empty strings where nothing was measured)."""
+    out = dict.fromkeys(LEDGER, "")
+    tables = read_rows(evidence, runs, benchmarks)
+    if not tables:  # read off the graph alone (Table 1's statistics): its origin still says
+        graphs = graphs_named(getattr(evidence, "data", ""), (stats or {}).keys())
+        out["data_kind"] = kind_of([("", pd.DataFrame({"graph": graphs}))], stats or {}) \
+            if graphs else ""
+        return out
+    out.update(describe(pd.concat([rows for _, rows in tables], ignore_index=True)))
+    out["tables"] = "; ".join(name for name, _ in tables)
+    out["data_kind"] = kind_of(tables, stats or {})
+    out["departure"] = "; ".join(departures(tables))
+    return out
+
+
+# real first: a claim on several kinds lists them in this order
+KIND_ORDER = ("real", "real topology, modelled weights", "synthetic", "stand-in")
+
+
+def kind_of(tables, stats: dict) -> str:
+    """The kinds of data the tables were measured on, from the graphs' origin records
+    (``stats[graph]["origin"]``) and the terrains' (a benchmark frame's ``attrs["origins"]``)."""
+    kinds = set()
+    for _, rows in tables:
+        if "graph" in rows:
+            kinds |= {data_kind((stats.get(g) or {}).get("origin")) for g in rows["graph"].unique()}
+        origins = rows.attrs.get("origins") or {}
+        for col in ("terrain", "grid"):
+            if col in rows:
+                kinds |= {data_kind(origins[t]) for t in rows[col].dropna().unique()
+                          if t in origins}
+    ordered = [k for k in KIND_ORDER if k in kinds] + sorted(kinds - set(KIND_ORDER))
+    return "; ".join(ordered)
 
 
 def describe(rows: pd.DataFrame) -> dict:
-    """The four columns for a set of run or benchmark rows."""
+    """The run, launch path, sources, trials and device of a set of run or benchmark rows."""
     out = dict.fromkeys(COLUMNS, "")
     if rows.empty:
         return out
     out["run"] = _runs(rows.get("run", pd.Series(dtype=str))) or "unknown (no record)"
     out["launch_path"] = _paths(rows)
+    out["device"] = _devices(rows)
     if "status" in rows:  # sources and trials of the runs that finished
         rows = rows[rows["status"] == "ok"]
     if {"source", "trial", "graph"} <= set(rows.columns):
@@ -61,6 +147,15 @@ def describe(rows: pd.DataFrame) -> dict:
         out["sources"] = _span(per["source"].nunique())
         out["trials"] = _span(rows.groupby(key + ["source"]).size().groupby(level=key).median())
     return out
+
+
+def _devices(rows: pd.DataFrame) -> str:
+    """The devices that timed the rows: each GPU by its name, the host's cores as "CPU"."""
+    if "device_name" not in rows:
+        return ""
+    names = {str(d) for d in rows["device_name"].dropna() if str(d) not in ("", "nan")}
+    named = sorted("CPU" if d.lower() == "cpu" else d for d in names)
+    return "; ".join(dict.fromkeys(named))
 
 
 def _runs(labels: pd.Series) -> str:

@@ -22,18 +22,21 @@ Kinds: ``magnitude`` (a value or ratio), ``ordering`` (A faster than B: a ratio 
 ``best parameter`` (the argmin of a sweep), ``trend`` (a fitted growth exponent or slope) and
 ``existence-limit`` (a bound every measurement must meet, or a thing that must happen).
 Magnitudes and trends can be ``direction only``; orderings and limits either hold or they do not.
-A claim open to several readings the document does not choose between (:class:`Readings`) takes
-the best reading's verdict, and its reason names that reading.
+A claim open to several readings the document does not choose between (:class:`Readings`) is
+judged under each and shows every reading's number; its verdict is the one all readings support,
+else ``inconclusive`` (no favourable reading is picked). Where the document names its own
+setting, the evidence gives that reading alone.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .bands import Band, _fmt, _num, claim_band, printed_band  # noqa: F401 (re-exported)
 
 VERDICTS = ("reproduced", "direction only", "not reproduced", "inconclusive", "not testable here")
 KINDS = ("magnitude", "ordering", "best parameter", "trend", "existence-limit")
@@ -42,81 +45,7 @@ LEVEL = 0.95  # the intervals' coverage
 SURE = 0.95  # a best parameter is reproduced when it is the argmin in this share of resamples
 
 
-# --- the band a claim is judged against -------------------------------------------------------
-
-@dataclass(frozen=True)
-class Band:
-    low: float = -math.inf
-    high: float = math.inf
-    values: tuple = ()  # best parameter: the parameter values the claim names
-
-    def __str__(self) -> str:
-        if self.values:
-            return " or ".join(_fmt(v) for v in self.values)
-        if self.low == -math.inf:
-            return f"<= {_fmt(self.high)}"
-        if self.high == math.inf:
-            return f">= {_fmt(self.low)}"
-        return _fmt(self.low) if self.low == self.high else f"{_fmt(self.low)}-{_fmt(self.high)}"
-
-
-_NUMBER = re.compile(r"[-+]?(\d[\d,]*)(\.(\d+))?")
-
-
-# A hedged number ("about 440", "nearly", "roughly", "around") stands for this relative band
-# either side, unless the claim gives its own: the document promises no more than that.
-HEDGE = 0.10
-_HEDGED = re.compile(r"\b(about|nearly|roughly|approximately|around)\b|~", re.I)
-
-
-def printed_band(text: str) -> Band:
-    """The band a printed number stands for when the document gives no band of its own: half a
-    unit of its last printed digit either side, every printed digit significant ("3.36" ->
-    3.355-3.365; "10" -> 9.5-10.5, not 5-15: a round number is no vaguer than "11"), or, for a
-    hedged number ("about 440"), HEDGE of it either side."""
-    m = _NUMBER.search(str(text))
-    if not m:
-        raise ValueError(f"no number in the published value {text!r}")
-    decimals = m.group(3)
-    value = float(m.group(0).replace(",", ""))
-    if _HEDGED.search(str(text)):
-        return Band(*sorted((value * (1 - HEDGE), value * (1 + HEDGE))))
-    half = 0.5 * 10.0 ** -len(decimals) if decimals else 0.5
-    return Band(value - half, value + half)
-
-
-def claim_band(claim) -> Band:
-    """The band of one claim record: its ``low``/``high`` (an empty side is open), its
-    ``published`` parameter value(s) for a best parameter, else the printed precision."""
-    low, high = _num(claim.get("low")), _num(claim.get("high"))
-    if claim["kind"] == "best parameter":
-        values = claim.get("low") if low is not None else claim["published"]
-        parts = [p for p in re.split(r"[;,]| or ", str(values)) if p.strip()]
-        names = [_num(_NUMBER.search(p).group(0)) if _NUMBER.search(p) else p.strip() for p in parts]
-        return Band(values=tuple(names))
-    if low is None and high is None:
-        band = printed_band(claim["published"])
-    else:
-        band = Band(-math.inf if low is None else low, math.inf if high is None else high)
-    if _UPPER.search(str(claim["published"])):  # a bound: anything at or under it meets it
-        band = Band(-math.inf, band.high)
-    return band
-
-
-# O() and "at most" claims bound from above only: growing more slowly is no counterexample.
-_UPPER = re.compile(r"^\s*O\(|\bat most\b", re.I)
-
-
-def _num(value) -> float | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    text = str(value).strip()
-    if text == "":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
+# The band a claim is judged against is claims/bands.py's: written once there, evenly.
 
 
 # --- evidence: what a target hands to the rule ------------------------------------------------
@@ -146,6 +75,15 @@ class Evidence:
     n: str = ""
     data: str = ""
     detail: str = ""
+    # the tables the numbers came from: (graph, run id) for a run table, a name for a benchmark
+    # table; the ledger's run, sources, trials, device and data_kind are computed from these
+    reads: tuple = ()
+    # the jobs (one per run record: its start and card) each side of a comparison was timed in;
+    # sides timed in different jobs decide nothing unless ``job_drift`` says how far a job's
+    # timings were measured to move against another's (relative, e.g. 0.26 for 1.26x)
+    jobs: tuple = ()
+    job_drift: float | None = None
+    drift_basis: str = ""  # what measured job_drift, for the interval's words
 
     def estimate(self, rng: np.random.Generator) -> Estimate:  # pragma: no cover (abstract)
         raise NotImplementedError
@@ -277,9 +215,8 @@ class Across(Evidence):
 @dataclass
 class Readings(Evidence):
     """One claim the document leaves open to several readings (which weights its runs used, when
-    it does not say): each reading is judged on its own, the claim takes the best verdict, and
-    the reason names the reading that gives it and what the others gave. ``ours`` is that
-    reading's."""
+    it does not say): each reading is judged on its own and shown; the claim's verdict is the
+    one every reading supports, else inconclusive. ``ours`` is the first reading's."""
 
     parts: Sequence[Evidence] = ()
     labels: Sequence[str] = ()
@@ -388,9 +325,13 @@ class Judgement:
     extra: dict = field(default_factory=dict)
 
 
-def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
+def judge(claim, evidence: Evidence, seed: int = 0, job_drift: float | None = None) -> Judgement:
     """One claim record (a mapping with kind, published, low, high, null, untestable) and its
-    evidence -> the verdict, with a one-sentence reason in numbers."""
+    evidence -> the verdict, with a one-sentence reason in numbers. ``job_drift``: the measured
+    relative drift between the jobs its sides were timed in, where the evidence does not carry
+    its own; a comparison timed across jobs with neither is refused (not testable here), and
+    with it every interval is widened by that drift, so a single value is decided when its
+    distance from the band exceeds the drift and stays inconclusive only when the drift covers it."""
     kind = claim["kind"]
     if kind not in KINDS:
         raise ValueError(f"claim {claim.get('claim_id')}: unknown kind {kind!r}; one of {KINDS}")
@@ -402,6 +343,13 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
             ours = evidence.estimate(np.random.default_rng(seed)).ours
         return Judgement("not testable here", why + (f" (ours {_fmt(ours)}, not judged)"
                                                      if ours is not None else ""), ours=ours)
+    apart = [] if kind == "existence-limit" else _timed_apart(evidence, job_drift)
+    if apart:
+        ours = evidence.estimate(np.random.default_rng(seed)).ours
+        return Judgement("not testable here", "sides timed apart: " + "; ".join(apart)
+                         + " were timed in different jobs, and no drift between those jobs was "
+                           f"measured to widen the interval by (ours {_fmt(ours)}, not judged)",
+                         ours=ours)
     band = claim_band(claim)
     unvalidated = _unvalidated(evidence)
     if unvalidated:  # an extrapolation nothing checked decides nothing, whatever its value
@@ -414,6 +362,8 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
             + (f"; {evidence.detail}" if evidence.detail else ""), est.ours, est.low, est.high,
             est.interval, str(band))
     est = evidence.estimate(np.random.default_rng(seed))
+    if kind != "best parameter":
+        est = _drifted(est, evidence, claim, job_drift)
     if not all(map(math.isfinite, (est.low, est.high))) and kind != "best parameter":
         return Judgement("not testable here", f"no finite measurement ({evidence.detail})".rstrip(" ()"),
                          band=str(band))
@@ -439,15 +389,14 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
     if est.parts_estimates and est.readings:
         verdicts = {label: _against(kind, band, null, e)[0]
                     for label, e in est.parts_estimates.items()}
-        best = next(v for v in reversed(_PRECEDENCE) if v in verdicts.values())
-        label = next(lb for lb, v in verdicts.items() if v == best)
-        e = est.parts_estimates[label]
-        j.verdict, j.ours, j.low, j.high = best, e.ours, e.low, e.high
+        agreed = set(verdicts.values())
+        j.verdict = agreed.pop() if len(agreed) == 1 else "inconclusive"
         j.reason = (f"the document does not say which reading; against the published {band}: "
                     + ", ".join(f"{lb} {_fmt(x.ours)} ({_fmt(x.low)}-{_fmt(x.high)}) "
                                 f"{_part_word(verdicts[lb], x)}"
                                 for lb, x in est.parts_estimates.items())
-                    + f"; the verdict is the {label} reading's" + detail)
+                    + ("; every reading agrees" if len(set(verdicts.values())) == 1 else
+                       "; the readings disagree, so the claim is not decided") + detail)
         return j
     if est.parts_estimates:
         verdicts = {label: _against(kind, band, null, e)[0]
@@ -467,6 +416,58 @@ def judge(claim, evidence: Evidence, seed: int = 0) -> Judgement:
     j.verdict, where = _against(kind, band, null, est)
     j.reason = f"{said} {where.format(band=band)}" + detail
     return j
+
+
+def _timed_apart(evidence: Evidence, job_drift: float | None, label: str = "") -> list:
+    """Labels of the comparisons behind a claim whose sides were timed in different jobs with no
+    measured drift between them (its own, a containing claim's, or the one judge was given)."""
+    drift = evidence.job_drift if evidence.job_drift is not None else job_drift
+    parts = getattr(evidence, "parts", ()) or ()
+    if parts:
+        labels = list(getattr(evidence, "labels", ()) or []) or [""] * len(parts)
+        return [x for lb, p in zip(labels, parts) for x in _timed_apart(p, drift, str(lb))]
+    if isinstance(evidence, (Exact, Untestable)) or drift is not None:
+        return []
+    jobs = [j for j in dict.fromkeys(evidence.jobs) if j]
+    if len(jobs) < 2:
+        return []
+    return [(f"{label}: " if label else "") + " and ".join(str(j) for j in jobs)]
+
+
+def _drifted(est: Estimate, evidence: Evidence, claim, job_drift: float | None) -> Estimate:
+    """The estimate with its interval (and its parts') widened by the drift measured between the
+    jobs its sides were timed in, where there is one: as far as that drift could move it."""
+    drift = evidence.job_drift if evidence.job_drift is not None else job_drift
+    if est.parts_estimates:
+        labels = list(est.parts_estimates)
+        for label, part in zip(labels, getattr(evidence, "parts", ())):
+            est.parts_estimates[label] = _drifted(est.parts_estimates[label], part, claim, drift)
+        parts = list(est.parts_estimates.values())
+        est.low, est.high = min(e.low for e in parts), max(e.high for e in parts)
+        return est
+    if drift is None or est.exact or not drift > 0 or isinstance(evidence, Validated):
+        return est  # a Validated value's error is already the variation measured between runs
+    if isinstance(evidence, (Bootstrap, Sweep)) and len(evidence.drift):
+        return est  # its resamples already let each side drift by the drifts measured
+    if isinstance(evidence, Fit):
+        # a slope of log y, sum w_i log y_i: each point's job ran at its own speed, no two more
+        # than 1 + drift apart, so the slope moves by at most log(1 + drift) times the positive
+        # weights' sum (half of sum |w|: the weights sum to 0)
+        x = np.log(evidence.xs) if evidence.log_x else np.asarray(evidence.xs, dtype=float)
+        w = (x - x.mean()) / ((x - x.mean()) ** 2).sum()
+        shift = math.log1p(drift) * float(np.abs(w).sum()) / 2
+        low, high = est.low - shift, est.high + shift
+    elif str(claim.get("unit") or "").startswith("%") and _num(claim.get("null")) == 0:
+        # a speedup in %, 100 (1 - ratio): the ratio of times is what drifts
+        low = 100 * (1 - (1 - est.low / 100) * (1 + drift))
+        high = 100 * (1 - (1 - est.high / 100) / (1 + drift))
+    else:
+        low, high = est.low / (1 + drift), est.high * (1 + drift)
+    basis = f": {evidence.drift_basis}" if evidence.drift_basis else ""
+    return Estimate(est.ours, min(low, high), max(low, high),
+                    f"{est.interval}, widened by the drift measured between jobs ({drift:.0%}"
+                    f"{basis})",
+                    est.replicates, est.parts_estimates, est.exact, False, est.readings)
 
 
 def _unvalidated(evidence: Evidence) -> list:
@@ -497,12 +498,15 @@ def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[
     if kind in ("magnitude", "trend") and est.single and not est.exact:
         # one value: nothing to weigh its distance from the band against
         return "inconclusive", f"is one value with no interval ({est.interval}), against the published {{band}}"
-    if band.low <= est.low and est.high <= band.high:
+    if band.above_low(est.low) and est.high <= band.high:
         return "reproduced", "lies inside the published {band}"
-    above, below = est.low > band.high, est.high < band.low
+    above, below = est.low > band.high, not band.above_low(est.high)
     if above or below:
         side = "above" if above else "below"
-        same_side = null is not None and kind in ("magnitude", "trend") and (
+        # an ordering whose word asks for more than the null ("significantly", "dramatically")
+        # holds in direction where the interval is past the null but short of the word's band
+        hedged = kind == "ordering" and null is not None and band.low > null
+        same_side = null is not None and (kind in ("magnitude", "trend") or hedged) and (
             (band.low >= null and est.low > null) or (band.high <= null and est.high < null))
         if same_side:
             return "direction only", f"is {side} the published {{band}}, on its side of {_fmt(null)}"
@@ -516,15 +520,3 @@ def _against(kind: str, band: Band, null: float | None, est: Estimate) -> tuple[
 def _key(v):
     f = _as_float(v)
     return f if math.isfinite(f) else str(v)
-
-
-def _fmt(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, str):
-        return v
-    if not math.isfinite(v):
-        return str(v)
-    if float(v).is_integer() and abs(v) < 1e7:
-        return f"{int(v):d}"
-    return f"{v:.4g}"

@@ -168,6 +168,7 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
     if rows is not None:  # timed back to back: trial t of each at a source is the unit
         return Bootstrap(groups=[rows], statistic=_ratio_paired, units="(source, trial) pairs",
                          n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                         reads=tables(graph, [num, den]), job_drift=count_drift(column),
                          detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} "
                                 f"{label}, timed interleaved")
     if len(both):  # paired by source (or by trial, for one source)
@@ -179,6 +180,7 @@ def ratio(runs: pd.DataFrame, stats: dict, graph: str, num: str, den: str,
         stat = _ratio_unpaired
     return Bootstrap(groups=groups, statistic=stat, units=unit_name(runs, graph, num),
                      n=units_of(runs, graph, num), data=data_of(stats, [graph]),
+                     reads=tables(graph, [num, den]), job_drift=count_drift(column),
                      drift=drift_between(runs, graph, [num, den], column),
                      detail=f"{graph}: {num} {a.mean():.4g} {label}, {den} {b.mean():.4g} {label}")
 
@@ -194,6 +196,20 @@ def drift_between(runs: pd.DataFrame, graph: str, variants, column: str = "solve
     if mine["source"].nunique() < 2:
         return []
     return pass_drift(runs, graph, pd.unique(runs.loc[runs["graph"] == graph, "variant"]), column)
+
+
+def count_drift(column: str) -> float | None:
+    """The drift between jobs of a run table's column: none to measure for a time (``*_ms``:
+    the rule then wants it measured), 0 for a count (iterations, arcs relaxed), which is the
+    same whichever job and machine counted it."""
+    return None if column.endswith("_ms") else 0.0
+
+
+def tables(graphs, variants) -> tuple:
+    """The run tables a claim read (Evidence.reads): every run id of ``variants`` on each of
+    ``graphs``."""
+    graphs = [graphs] if isinstance(graphs, str) else list(graphs)
+    return tuple((g, v) for g in graphs for v in dict.fromkeys(variants))
 
 
 def _ratio_paired(groups):

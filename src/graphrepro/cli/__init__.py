@@ -10,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+from ..credentials import strip_credentials
 from ..errors import ExitCode, GraphreproError, InputError, interrupt_in
 from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
@@ -99,7 +100,31 @@ def _resumable(args) -> bool:
     return bool(getattr(args, "work_dir", None))
 
 
+class _Redacting:
+    """A text stream that drops the credentials of any URL written to it (an error quoting a
+    URL, a download's log line): the command line never prints a password."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(strip_credentials(text))
+
+    def __getattr__(self, name):  # flush, isatty, fileno, buffer, encoding: the stream's own
+        return getattr(self._stream, name)
+
+
 def main(argv=None) -> int:
+    streams = sys.stdout, sys.stderr
+    if not isinstance(sys.stderr, _Redacting):  # the worker calls main() once a job
+        sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv) -> int:
     import zlib
 
     previous = _stop_on_sigterm()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import zlib
 
+from ..bounded import BadFile
 from ..datasets.validate import InvalidDatasetFile
 from ..errors import (DamagedFile, DeviceUnavailable, ExitCode, GraphFormatError,
                       GraphreproError, InputError, VerificationError)
@@ -21,7 +22,7 @@ EXIT_CODES = (
     (ExitCode.UNAVAILABLE, "no CUDA device or GPU worker, a CUDA error, or a native program not "
                            "built or not buildable here", (DeviceUnavailable, NativeBuildError)),
     (ExitCode.BAD_DATA, "bad input data: a malformed, damaged or wrong input file",
-     (GraphFormatError, DamagedFile, InvalidDatasetFile, zlib.error, EOFError)),
+     (GraphFormatError, DamagedFile, InvalidDatasetFile, BadFile, zlib.error, EOFError)),
     (ExitCode.WRONG_ANSWER, "a wrong answer: a solver's result differs from the reference",
      (VerificationError,)),
     (ExitCode.FAILED, "could not finish: a download, a file system error, out of memory, an "

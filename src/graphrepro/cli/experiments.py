@@ -53,10 +53,11 @@ def cmd_rerun(args) -> int:
     import shlex
     import subprocess
 
-    from .. import configs
+    from .. import configcheck, configs, snakemake_args
     from ..experiments import get_target
 
     config = configs.load(args.configfile)
+    configcheck.check_config(config)  # its paths before they reach a command line
     if not get_target(args.target).ready:
         raise InputError(f"target {args.target} is planned, not built yet")
     if args.target not in (config.get("targets") or {}):
@@ -65,19 +66,22 @@ def cmd_rerun(args) -> int:
                          + (f"; add --configfile {' or '.join(where)}" if where else ""))
     files = configs.measured_files(args.target, config)
     _say_if_not_measurable_here(args.target)
-    # this interpreter's snakemake (the one installed with graphrepro), not the first on PATH;
-    # only a newer input remakes a job, so graphs and sources that exist are never touched
-    # (snakemake would also remake a job whose recorded code or parameters changed)
-    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--rerun-triggers",
-           "mtime"]
+    # snakemake_args: the files and target after `--`, each ./PATH, so that no config value
+    # (a results folder "-s.") can become an option; only a newer input remakes a job, so
+    # graphs and sources that exist are never touched (snakemake would also remake a job whose
+    # recorded code or parameters changed)
+    options = ["--cores", str(args.cores), "--rerun-triggers", "mtime"]
     if args.configfile:
-        cmd += ["--configfile", *args.configfile]
+        options += ["--configfile", *snakemake_args.paths(args.configfile, what="--configfile")]
     if args.dry_run:
-        cmd += ["--dry-run"]
+        options += ["--dry-run"]
     # --force remakes exactly the named files' jobs (the measurements), not their graphs or
     # sources; the target's table and figure follow because their inputs are newer.
-    cmd += ["--force", *files, args.target] if files else ["--forcerun", "compare_target", "--",
-                                                             args.target]
+    if files:
+        cmd = snakemake_args.command([*options, "--force"], [*files, args.target],
+                                     what=f"rerun {args.target}: a measured file")
+    else:
+        cmd = snakemake_args.command([*options, "--forcerun", "compare_target"], [args.target])
     print("+ " + shlex.join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
 
@@ -99,9 +103,17 @@ def add_rerun(sub) -> None:
                                       "(not its graphs), then rebuild its table and figure")
     sp.add_argument("target")
     sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
-    sp.add_argument("--cores", default="all")
+    sp.add_argument("--cores", default="all", type=_cores, help="all, or a whole number >= 1")
     sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
     sp.set_defaults(func=cmd_rerun)
+
+
+def _cores(text: str) -> str:
+    import argparse
+
+    if text != "all" and not (text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is neither 'all' nor a whole number >= 1")
+    return text
 
 
 def cmd_compare(args) -> int:
@@ -164,7 +176,7 @@ def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
     if listed:  # in the record's order (the order the call's compare step had), whatever config
         sources = list(dict.fromkeys(p.parent.parent.parent / "sources" / f"{p.parent.name}.json"
                                      for p in listed))
-        return listed, sources, [p for b in target.benchmarks
+        return listed, sources, [p for b in (*target.benchmarks, *target.also_reads)
                                  if (p := root / "benchmarks" / f"{b}.csv").is_file()]
     graphs = [g for g in settings.get("graphs") or []
               if (root / "sources" / f"{g}.json").is_file()]
@@ -175,7 +187,8 @@ def retabulate_inputs(root: Path, name: str, settings: dict) -> tuple:
              if (p := run_file(root / "runs" / g, r)).is_file()]
     if not graphs and not (target.benchmarks and not settings.get("graphs")):
         return None, None, None
-    benchmarks = [p for b in target.benchmarks if (p := root / "benchmarks" / f"{b}.csv").is_file()]
+    benchmarks = [p for b in (*target.benchmarks, *target.also_reads)
+                  if (p := root / "benchmarks" / f"{b}.csv").is_file()]
     sources = [root / "sources" / f"{g}.json" for g in graphs + [g for g in also if g not in graphs]]
     return runs, sources, benchmarks
 

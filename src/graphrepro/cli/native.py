@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import load_json
 from ..harness.files import write_provenance
 
 
@@ -45,7 +46,6 @@ def add_build_native(sub) -> None:
 
 
 def cmd_launch_floor(args) -> int:
-    import json
     import time
 
     started = time.perf_counter()
@@ -56,7 +56,7 @@ def cmd_launch_floor(args) -> int:
 
     binary, why = None, ""
     if args.native:
-        manifest = json.loads(Path(args.native).read_text())
+        manifest = load_json(Path(args.native))
         if "launch_floor" in manifest.get("programs", {}):
             binary = Path(args.native).parent / manifest["programs"]["launch_floor"]["binary"]
         else:

@@ -36,7 +36,7 @@ def cmd_claims(args) -> int:
     if args.changed_from:  # the older ledger filtered alike, so its counts compare
         return _print_changes(_filtered(read_ledger(Path(args.changed_from)), args), ledger, args)
     if args.format == "csv":
-        ledger.to_csv(sys.stdout, index=False)
+        sys.stdout.write(atomic.csv_text(ledger))
     elif args.format == "json":
         print(json.dumps(ledger.to_dict("records"), indent=1))
     else:
@@ -70,7 +70,7 @@ def _print_changes(before, after, args) -> int:
         {d: i for i, d in enumerate([*documents, "all"])}), kind="stable")
     changes = verdict_changes(before, after)
     if args.format == "csv":
-        changes.to_csv(sys.stdout, index=False)
+        sys.stdout.write(atomic.csv_text(changes))
     elif args.format == "json":
         print(json.dumps({"counts": counts.to_dict("records"),
                           "changed": changes.to_dict("records")}, indent=1))

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import load_json
 from ..errors import InputError
 from ..harness.files import write_provenance
 from .common import _params, graph_args, load_graph
@@ -56,9 +57,10 @@ def add_sources(sub) -> None:
 def _origin_of(graph_path) -> dict | None:
     """The origin record written beside a CSR cache (real file or stand-in), if any."""
     from ..datasets import origin_path
+    from ..datasets.origin import read_origin
 
     path = origin_path(graph_path)
-    return json.loads(path.read_text()) if path.is_file() else None
+    return read_origin(path) if path.is_file() else None
 
 
 def cmd_run(args) -> int:
@@ -212,13 +214,12 @@ def add_merge_runs(sub) -> None:
 
 def _calibrated(run_id: str, path: Path) -> dict:
     """The parameter a calibration file sets (safari2017's N comes from Harish's iterations)."""
+    from ..errors import damaged
     from ..solvers import parse_run_id
 
-    from ..errors import damaged
-
     try:
-        record = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        record = load_json(path)
+    except (ValueError) as e:
         raise damaged(path, f"not a calibration record ({e})") from None
     if not isinstance(record, dict):
         raise damaged(path, "not a calibration record (a JSON object)")
@@ -316,6 +317,10 @@ def cmd_plan(args) -> int:
 
     if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
         raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
+    if args.timed_cores is not None and not 1 <= args.timed_cores <= args.cores - 1:
+        # one core at least is left for the GPU jobs' hosts and the graph preparation
+        raise InputError(f"--timed-cores {args.timed_cores}: must be from 1 to --cores - 1 "
+                         f"({args.cores - 1})")
     config = configs.load(args.configfile)
     result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
                                                       config.get("reference", "reports/reference")),

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import json_text
 from ..errors import InputError, interrupt_in
 from ..harness.files import write_provenance
 from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
@@ -167,6 +168,7 @@ def add_merge_blocks(sub) -> None:
 def cmd_mst_io(args) -> int:
     """gerritsen2012 Tables 3.6, 3.8: the whole I/O-efficient MST, phases and block transfers."""
     from ..client import deadline_stop
+    from ..harness.provenance import git_commit
     from ..solvers.gerritsen2012.mst_journal import Stopped
     from ..solvers.gerritsen2012.mst_measure import VARIANTS, clear_work_dir, measure_io
 
@@ -185,7 +187,8 @@ def cmd_mst_io(args) -> int:
         table = measure_io(args.zgrid, block=args.block_side, per_block=per_block, reduce=reduce,
                            sides=args.sides or (None,), trials=args.trials,
                            verify_max_vertices=args.verify_max_vertices, work_dir=args.work_dir,
-                           should_stop=should_stop, log=lambda m: print(m, file=sys.stderr))
+                           should_stop=should_stop, log=lambda m: print(m, file=sys.stderr),
+                           commit=git_commit() if resumable else "unknown")
     except Stopped as e:
         print(f"{e}; the same command goes on from there (the next call)", file=sys.stderr)
         return 75
@@ -437,7 +440,7 @@ def cmd_sssp_experiment(args) -> int:
     def log(m):
         print(m, file=sys.stderr)
 
-    settings = json.loads(args.settings) if args.settings else {}
+    settings = json_text(args.settings, "--settings") if args.settings else {}
     # a resumable table (Table 5.7) stops itself between two block sizes at a call's deadline
     work = Work(args.workdir, args.table, settings_for(args.table, settings), args.terrain,
                 should_stop=deadline_stop(), log=log)

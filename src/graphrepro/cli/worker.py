@@ -23,6 +23,7 @@ import socket
 import sys
 from pathlib import Path
 
+from .. import atomic
 from ..errors import ExitCode
 
 
@@ -51,7 +52,7 @@ def cmd_worker(args) -> int:
     path = Path(args.socket)
     # one worker a socket: a second one started meanwhile (the run's start-up and a client
     # both finding none) leaves at once, and the clients reach the first
-    guard = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    guard = atomic.open_lock(path.with_suffix(".lock"))  # never a planted link's target
     try:
         fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -68,7 +69,7 @@ def cmd_worker(args) -> int:
     server.settimeout(args.idle_s)
     main = args.main  # the command line's main(), handed over by it (no import cycle)
     pid_file = path.with_suffix(".pid")  # who to stop where a caller wants its workers gone now
-    pid_file.write_text(f"{os.getpid()}\n")
+    atomic.write_text(pid_file, f"{os.getpid()}\n")
     jobs = 0
     try:
         while True:

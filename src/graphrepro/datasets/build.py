@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import atomic
+from .. import atomic, safepath
 from ..errors import InputError
 from ..graph.csr import CSRGraph
 from . import mirror
@@ -30,8 +30,12 @@ MODES = ("paper", "standin")
 
 
 def local_path(ds: Dataset, data_dir) -> Path | None:
-    """Where the real file lives once downloaded (shared by same_as aliases)."""
-    return Path(data_dir) / ds.file_key / ds.filename if ds.filename else None
+    """Where the real file lives once downloaded (shared by same_as aliases): inside the data
+    folder, whatever the registry's file name or a link in the folder says (``safepath``)."""
+    if not ds.filename:
+        return None
+    name = safepath.name(ds.filename, what=f"dataset {ds.key}: its file name")
+    return safepath.under(data_dir, f"{ds.file_key}/{name}", what=f"dataset {ds.key}: its file")
 
 
 def lock_for(registry=None) -> Path:
@@ -122,7 +126,7 @@ def verify_local(ds: Dataset, path: Path, lock_path=DEFAULT_LOCK, *, validated: 
     if known is None:
         record_lock(lock_path, ds.file_key, url=ds.url or "", file=ds.filename,
                     size=st.st_size, sha256=digest)
-    stamp.write_text(f"{digest} {st.st_size} {st.st_mtime!r}\n")
+    atomic.write_text(stamp, f"{digest} {st.st_size} {st.st_mtime!r}\n")  # never through a link
     return digest
 
 

@@ -26,6 +26,7 @@ import contextlib
 import datetime as _dt
 import hashlib
 import json
+import os
 import re
 import socket
 import sys
@@ -39,6 +40,7 @@ import requests
 import urllib3
 
 from .. import atomic
+from ..bounded import BadFile, json_text
 from ..errors import GraphreproError
 
 CHUNK = 1 << 20  # hashing
@@ -163,8 +165,11 @@ def _content_range(header: str) -> tuple[int | None, int | None]:
 
 
 def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: float,
-            decode: bool) -> None:
+            decode: bool, size: int | None = None) -> None:
     """Fetch ``url`` into ``part``, resuming from its current size where the server allows.
+
+    With the registry's ``size``, a body that writes past it (a gzip-encoded one decodes to any
+    size at all) is stopped there: no more than the file's size is ever written.
 
     A 206 is used from the byte its Content-Range says it starts at (the .part is cut back to
     it, or restarted when the server starts past what we have); a 416 ends the transfer only
@@ -203,12 +208,22 @@ def _stream(url, part: Path, *, timeout, progress: bool, session, deadline: floa
         bar = _Progress(Path(part.name).stem, total, start, progress)
         stall_s = timeout[1] if isinstance(timeout, tuple) else timeout
         try:
-            with open(part, "r+b" if start else "wb") as f, _Watchdog(r, deadline, stall_s) as dog:
+            # never through a link planted at the .part's name (atomic.open_file)
+            with atomic.open_file(part, "r+b" if start else "wb") as f, \
+                    _Watchdog(r, deadline, stall_s) as dog:
                 f.seek(start)
                 f.truncate()
                 try:
                     # a .gz served with Content-Encoding: gzip is the file itself: keep its bytes
+                    written = start
                     for block in r.raw.stream(NET_CHUNK, decode_content=decode):
+                        written += len(block)
+                        if size is not None and written > size:
+                            part.unlink()
+                            raise _Permanent(f"the body passes the expected {size:,} bytes "
+                                             f"(the registry's size"
+                                             f"{', decoded' if encoded and decode else ''}): "
+                                             "stopped there and deleted", True)
                         f.write(block)
                         dog.fed()
                         bar.update(len(block))
@@ -324,7 +339,7 @@ def download(url: str, dest, *, sha256: str | None = None, size: int | None = No
             before = part.stat().st_size if part.exists() else 0
             try:
                 _stream(candidate, part, timeout=timeout, progress=progress, session=session,
-                        deadline=deadline, decode=decode)
+                        deadline=deadline, decode=decode, size=size)
                 _verify(part, sha256=sha256, size=size, validate=validate)
                 _keep_what_is_there(part, dest, sha256)
                 part.replace(dest)
@@ -413,12 +428,12 @@ def _locked(path: Path):
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as handle:
+    handle = atomic.open_lock(path.with_name(path.name + ".lock"))  # a planted link: refused
+    try:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
 
 
 def read_lock(path) -> dict:
@@ -430,9 +445,9 @@ def read_lock(path) -> dict:
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text() or "{}")
-    except json.JSONDecodeError as e:
-        raise DownloadError(f"{path}: not valid JSON ({e}); fix or delete it") from None
+        return json_text(path.read_text() or "{}", path)
+    except BadFile as e:
+        raise DownloadError(f"{e}; fix or delete it") from None
 
 
 def record_lock(path, key: str, *, url: str, file: str, size: int, sha256: str) -> dict:

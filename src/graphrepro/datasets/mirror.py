@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .. import safepath
+
 ENV = "GRAPHREPRO_OFFLINE_MIRRORS"
 
 
@@ -37,14 +39,25 @@ def mirror_dirs(given=()) -> list[Path]:
 
 
 def candidates(filename: str, dirs) -> list[Path]:
-    """Every file called ``filename`` in the mirrors, in search order (top level first)."""
+    """Every file called ``filename`` in the mirrors, in search order (top level first). The
+    name is a plain file name (a registry's word), and a copy reached through a link that leads
+    out of its mirror is not one of them (``safepath``)."""
+    filename = safepath.name(filename, what="a file looked for in the offline mirrors")
     out = []
     for d in dirs:
         top = d / filename
-        if top.is_file():
-            out.append(top)
-        out += sorted(p for p in d.rglob(filename) if p.is_file() and p != top)
+        found = ([top] if top.is_file() else []) + sorted(
+            p for p in d.rglob(filename) if p.is_file() and p != top)
+        out += [p for p in found if _inside(d, p)]
     return out
+
+
+def _inside(mirror: Path, path: Path) -> bool:
+    try:
+        safepath.within(mirror, path, what="an offline mirror's copy")
+        return True
+    except safepath.UnsafePath:
+        return False
 
 
 def find(filename: str | None, dirs, verify) -> tuple[Path | None, str, list[str]]:

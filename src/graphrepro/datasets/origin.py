@@ -65,3 +65,42 @@ def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
         what = ", ".join(x for x in (origin.get("format"), sha and f"sha256 {sha[:12]}...") if x)
         return f"your file {name}" + (f" ({what})" if what else "") + extra
     return str(kind or "unknown") + extra
+
+
+def read_origin(path) -> dict:
+    """The origin record at ``path`` (a graph's or a terrain's), refused in one line naming it
+    when it is no record of ours: not an object, or fields of the wrong kind."""
+    from ..bounded import load_json
+    from ..errors import InputError
+
+    record = load_json(path)
+    problem = None if isinstance(record, dict) else "not a JSON object"
+    if problem is None:
+        converted = record.get("converted", {})
+        try:
+            if not isinstance(converted, dict):
+                raise TypeError("'converted' is not an object")
+            describe_origin(record)
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError) as e:
+            problem = str(e) or type(e).__name__
+    if problem is not None:
+        raise InputError(f"{path}: not an origin record ({problem})")
+    return record
+
+
+def data_kind(origin: dict | None) -> str:
+    """What kind of data an origin record says a graph or terrain is, in the ledger's words:
+    "real", "real topology, modelled weights" (a real network whose weights we drew, whether the
+    file had none or its weights were replaced), "stand-in" (a generated graph or terrain in place
+    of the document's data), or "synthetic" (a graph the config generates, as the documents
+    generate theirs: random dense matrices, singla's random graphs)."""
+    if not origin:
+        return "synthetic"
+    kind = origin.get("kind")
+    if kind == "real":
+        return "real topology, modelled weights" if origin.get("reweight") else "real"
+    if kind == "real topology":
+        return "real topology, modelled weights"
+    if kind == "stand-in":
+        return "stand-in"
+    return str(kind or "unknown")

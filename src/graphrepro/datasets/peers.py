@@ -4,10 +4,12 @@ today's toolchain and GPU, and built with nvcc into ``build/peers/``.
 Each peer's source is GitHub's archive of one commit. It is looked for first in the offline
 mirrors (``offline_mirrors`` / ``--mirror`` / ``GRAPHREPRO_OFFLINE_MIRRORS``, by its file name
 ``<repo>-<commit>.tar.gz``, as datasets are), then downloaded (``datasets.download``: atomic,
-resumable, retried). What is checked is the unpacked tree, not the tarball's bytes: GitHub may
-compress the same commit differently from one day to the next, so the digest is over the sorted
-list of every file's path (below the archive's top folder) and the sha256 of its contents. A
-tarball whose tree differs is refused and deleted, like any dataset that fails its check.
+resumable, retried). What is checked is the tree, not the tarball's bytes: GitHub may compress
+the same commit differently from one day to the next, so the digest is over the sorted list of
+every file's path (below the archive's top folder) and the sha256 of its contents, each field
+length-prefixed (``listing_digest``: no path can spell out other entries). A tarball whose tree
+differs is refused and deleted, like any dataset that fails its check; the tree unpacked from it
+is checked against the same digest again, as it lies on disk, before anything is built from it.
 
 The study's patch is ours: scripted edits (``ADDS_EDITS``), each replacing one exact text that
 must occur exactly once, so an edit that no longer applies fails with the file and the reason
@@ -34,6 +36,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from .. import atomic
+from ..bounded import ArchiveBound, BadFile, load_json
 from ..errors import GraphreproError
 from ..native import find_nvcc
 from ..native.peers import MANIFEST, NOT_BUILT_NO_NVCC, peers_dir
@@ -88,11 +91,11 @@ ADDS_EDITS = (
 PEER_SOURCES = {
     "adds": PeerSource(
         "adds", "UCLA-VAST/adds", "9ef8166e87d3f13cb458ce2f128bc862e841200b",
-        "0066ea757982154034875f8949494e4b3504379e27ed1b4360735d0982125233",
+        "f4b84c6dee242daa057fb2b5f1c52cac65210622f7817164d3aba0b0f4a2e574",
         "none in the repository: built and run locally, never redistributed", ADDS_EDITS),
     "gunrock": PeerSource(
         "gunrock", "gunrock/gunrock", "01f125c85498c52ab0a1b8d33c2716d0b0dc3a57",
-        "336b207b67aed9db27a6c6e339f4a262c6c5b810409bba3e2c87a41c21535478", "Apache-2.0"),
+        "c454e0b7485d4acb3e9d16ae14c4309c64a7e9c5ad03398919402cd141d78a89", "Apache-2.0"),
 }
 
 # -gencode for the GPU it runs on; ADDS launches its worker grid from the device (-rdc, cudadevrt)
@@ -111,37 +114,83 @@ class PeerSourceError(GraphreproError):
 # --- the tree and its digest -------------------------------------------------------------------
 
 def _members(tar: tarfile.TarFile):
-    """(path below the top folder, member) of every file and link, refusing unsafe paths."""
+    """(path below the top folder, member) of every file and link, refusing unsafe paths: no
+    absolute path, no ``..``, no NUL or line break (which could spell out other entries of a
+    listing), no part that reads as an option, no path twice (a later member would replace
+    an earlier one on unpacking), and no member that declares more than the archive can hold
+    (a sparse 1 TiB member)."""
+    seen = set()
+    bound = ArchiveBound(tar.name)
     for member in tar.getmembers():
         if member.isdir() or member.type == tarfile.XGLTYPE or member.type == tarfile.XHDTYPE:
             continue
         parts = PurePosixPath(member.name).parts
-        if member.name.startswith("/") or ".." in parts:
-            raise InvalidDatasetFile(f"unsafe path in the archive: {member.name}")
+        if (member.name.startswith("/") or ".." in parts or any(c in member.name for c in "\0\n\r")
+                or any(p.startswith("-") for p in parts)):  # a build's command line: no option
+            raise InvalidDatasetFile(f"unsafe path in the archive: {member.name!r}")
+        if member.isfile():
+            try:
+                bound.check(member)
+            except BadFile as e:
+                raise InvalidDatasetFile(str(e)) from None
         if len(parts) < 2:
             continue  # the archive's own top-level entries (pax headers) carry no file
-        yield "/".join(parts[1:]), member
+        path = "/".join(parts[1:])
+        if path in seen:
+            raise InvalidDatasetFile(f"the archive holds {path!r} twice")
+        seen.add(path)
+        yield path, member
 
 
-def tree_digest(tarball) -> str:
-    """sha256 over every file's path (below the top folder) and the sha256 of its contents,
-    sorted by path; a link counts its target. Independent of compression and of the top
-    folder's name, so GitHub's archive and a `git archive` of the same commit agree."""
+def listing_digest(entries) -> str:
+    """sha256 of a canonical listing: the (path, kind, value) entries sorted, each field
+    length-prefixed, so that no path, whatever it holds, can spell out other entries."""
+    h = hashlib.sha256()
+    for entry in sorted(entries):
+        for field in entry:
+            data = field.encode("utf-8", "surrogateescape")
+            h.update(b"%d:" % len(data) + data)
+    return h.hexdigest()
+
+
+def _entries(tarball) -> list[tuple[str, str, str]]:
+    """(path, "file", sha256 of its contents) of every file and (path, "link", target) of every
+    link of the archive."""
     entries = []
     try:
         with tarfile.open(tarball, "r:*") as tar:
             for path, member in _members(tar):
                 if member.issym() or member.islnk():
-                    entries.append(f"{path}\0link:{member.linkname}")
+                    entries.append((path, "link", member.linkname))
                 elif member.isfile():
                     h = hashlib.sha256()
                     f = tar.extractfile(member)
                     while block := f.read(1 << 20):
                         h.update(block)
-                    entries.append(f"{path}\0{h.hexdigest()}")
+                    entries.append((path, "file", h.hexdigest()))
     except (tarfile.TarError, OSError, EOFError) as e:
         raise InvalidDatasetFile(f"{tarball}: not a readable tar archive ({e})") from None
-    return hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()
+    return entries
+
+
+def tree_digest(tarball) -> str:
+    """The digest (``listing_digest``) of every file's path below the top folder and the sha256
+    of its contents, and every link's target. Independent of compression and of the top
+    folder's name, so GitHub's archive and a `git archive` of the same commit agree."""
+    return listing_digest(_entries(tarball))
+
+
+def _unpacked_digest(root: Path, links) -> str:
+    """The same digest over an unpacked tree as it lies on disk (with the archive's links, which
+    are not unpacked): what the build will read, checked against the pinned one."""
+    entries = list(links)
+    for p in sorted(root.rglob("*")):
+        if p.is_symlink() or not p.is_file():
+            if p.is_symlink():
+                entries.append((p.relative_to(root).as_posix(), "link", "(unpacked as a link)"))
+            continue
+        entries.append((p.relative_to(root).as_posix(), "file", sha256_of(p)))
+    return listing_digest(entries)
 
 
 def check_tree(tarball, peer: PeerSource) -> None:
@@ -219,15 +268,26 @@ def unpack(tarball: Path, peer: PeerSource, directory: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{peer.name}-", dir=target.parent))
     try:
-        with tarfile.open(tarball, "r:*") as tar:
-            for path, member in _members(tar):
-                out = tmp / path
-                out.parent.mkdir(parents=True, exist_ok=True)
-                if member.isfile():
-                    with tar.extractfile(member) as src, open(out, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
-                    out.chmod(0o755 if member.mode & 0o111 else 0o644)
-                # links are left out: nothing the builds read is one
+        links = []
+        try:
+            with tarfile.open(tarball, "r:*") as tar:
+                for path, member in _members(tar):
+                    out = tmp / path
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    if member.isfile():
+                        with tar.extractfile(member) as src, atomic.open_file(out, "xb") as dst:
+                            shutil.copyfileobj(src, dst)
+                        out.chmod(0o755 if member.mode & 0o111 else 0o644)
+                    elif member.issym() or member.islnk():
+                        links.append((path, "link", member.linkname))
+                    # links are left out: nothing the builds read is one
+        except (tarfile.TarError, OSError, EOFError, InvalidDatasetFile) as e:
+            raise PeerSourceError(f"{Path(tarball).name}: cannot be unpacked as {peer.name}'s "
+                                  f"source ({e})") from None
+        got = _unpacked_digest(tmp, links)
+        if got != peer.tree_sha256:  # what the build reads is the pinned tree, not the tarball's word
+            raise PeerSourceError(f"{Path(tarball).name}: the unpacked tree's digest {got} is not "
+                                  f"{peer.name}'s at {peer.commit[:7]} ({peer.tree_sha256})")
         apply_edits(tmp, peer.edits)
         if target.exists():
             shutil.rmtree(target)
@@ -344,6 +404,7 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
             manifest["not_built"][name] = "not built: verified and patched only (--no-compile)"
             continue
         part = directory / f"{name}.part"
+        part.unlink(missing_ok=True)  # nvcc must not write through a link planted there
         compile_peer(peer, tree, part, arch, nvcc, log)
         part.replace(directory / name)
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
@@ -356,7 +417,7 @@ def build_peers(names=None, directory: Path | None = None, mirrors=(), *, arch: 
 
 def _record(path: Path) -> dict | None:
     try:
-        record = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        record = load_json(path)
+    except (FileNotFoundError, ValueError):
         return None
     return record if isinstance(record, dict) and "key" in record else None

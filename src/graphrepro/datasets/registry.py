@@ -11,8 +11,8 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from ..bounded import load_yaml
+from ..credentials import strip_credentials
 from ..errors import InputError
 
 # graphrepro/config is the repository's config/ (a link in the source tree; a copy in the wheel)
@@ -90,14 +90,36 @@ class Dataset:
 def _validate(raw: dict, path: Path) -> None:
     import jsonschema
 
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = load_yaml(SCHEMA)
     try:
         jsonschema.validate(raw, schema)
     except jsonschema.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) or "(top)"
         what = (f"{e.instance!r} is not {e.schema['description']}"
                 if e.validator == "pattern" and e.schema.get("description") else e.message)
-        raise InputError(f"{path}: {where}: {what}") from None
+        raise InputError(strip_credentials(f"{path}: {where}: {what}")) from None
+    _refuse_plain_http_unchecked(raw, path)
+
+
+# A server on this machine is reached without a network in between: nothing to tamper on the way.
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _refuse_plain_http_unchecked(raw: dict, path: Path) -> None:
+    """Plain http lets anyone on the way swap the file; only a published sha256 (checked before
+    the file is used) makes it safe. A lock's first-seen sha256 would record the swapped file."""
+    for key, entry in raw["datasets"].items():
+        for where, part in ((f"datasets/{key}", entry), (f"datasets/{key}/topology",
+                                                          entry.get("topology") or {})):
+            if part.get("sha256"):
+                continue
+            for url in [part.get("url") or "", *part.get("mirrors", ())]:
+                host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+                if url.startswith("http://") and host not in _LOOPBACK:
+                    raise InputError(strip_credentials(
+                        f"{path}: {where}: {url} is plain http and the entry has no sha256: "
+                        "refused (anyone on the way could swap the file); give its sha256 or "
+                        "an https URL"))
 
 
 @functools.lru_cache(maxsize=4)
@@ -105,7 +127,7 @@ def load_registry(path: str | Path | None = None) -> dict[str, Dataset]:
     path = Path(path or DEFAULT_REGISTRY)
     if not path.is_file():
         raise InputError(f"{path}: no dataset registry there")
-    raw = yaml.safe_load(path.read_text())
+    raw = load_yaml(path)
     _validate(raw, path)
     entries = raw["datasets"]
     out = {}

@@ -9,22 +9,23 @@ the median per-block time on each, and the stand-in's over the real one's.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..bounded import read_csv
+
 MST_PARTS = ("total_ms", "mst_ms", "dead_ends_ms", "contraction_ms")
 
 
 def _origin(zgrid: str | None) -> str:
-    from .origin import describe_origin
+    from .origin import describe_origin, read_origin
 
     if not zgrid:
         return ""
     path = Path(zgrid + ".origin.json")
-    return describe_origin(json.loads(path.read_text()), brief=True) if path.is_file() else ""
+    return describe_origin(read_origin(path), brief=True) if path.is_file() else ""
 
 
 def _mst(df: pd.DataFrame) -> dict:
@@ -62,9 +63,9 @@ def compare(real: dict, standin: dict) -> pd.DataFrame:
     for which, spec in (("real", real), ("stand-in", standin)):
         values = {}
         for path in spec.get("mst", []):
-            values.update(_mst(pd.read_csv(path)))
+            values.update(_mst(read_csv(path)))
         for path in spec.get("sssp", []):
-            values.update(_sssp(pd.read_csv(path, dtype={"status": str})))
+            values.update(_sssp(read_csv(path, dtype={"status": str})))
         measured[which] = values
     rows = []
     keys = list(dict.fromkeys([*measured["real"], *measured["stand-in"]]))

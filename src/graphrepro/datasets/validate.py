@@ -20,6 +20,7 @@ import tarfile
 import zlib
 from pathlib import Path
 
+from ..bounded import ArchiveBound, BadFile
 from ..errors import NUMPY_LOAD_ERRORS, GraphreproError
 
 CHUNK = 1 << 20
@@ -44,6 +45,10 @@ def _chunks(path: Path, name: str):
                 (members if len(members) == 1 else [])
             if not main:
                 raise InvalidDatasetFile(f"the archive holds no {stem}.mtx")
+            try:
+                ArchiveBound(path).check(main[0])
+            except BadFile as e:
+                raise InvalidDatasetFile(str(e)) from None
             f = tar.extractfile(main[0])
             while block := f.read(CHUNK):
                 yield block

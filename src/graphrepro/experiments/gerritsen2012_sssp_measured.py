@@ -39,17 +39,75 @@ def gpu_alg1_block_ms(b: pd.DataFrame, variant: str) -> float | None:
     return None if r is None else float(np.mean(json.loads(r["batch_ms"])))
 
 
-def trial_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+def trial_ratios(b: pd.DataFrame, variant: str, column: str = "trial_ms") -> list[float]:
     """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the 2-D run's
     in the same trial (Tables 5.2, 5.3: the two take turns, so a drift of the machine hits both
-    alike); empty for a table timed once each, or where either side gave no time."""
-    if "trial_ms" not in b:
+    alike); empty for a table timed once each, or where either side gave no time. ``column``
+    ``trial_part1_ms``: part 1's time alone, the part the 3-D and z-order variants change."""
+    if column not in b:
         return []
     rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
-    if any(r is None or not str(r["trial_ms"]).startswith("[") for r in rows):
+    if any(r is None or not str(r[column]).startswith("[") for r in rows):
         return []
-    a, v = (json.loads(r["trial_ms"]) for r in rows)
-    return [float(y) / float(x) for x, y in zip(a, v)]
+    a, v = (json.loads(r[column]) for r in rows)
+    out = [float(y) / float(x) for x, y in zip(a, v) if float(x) > 0]
+    return [r for r in out if math.isfinite(r)]
+
+
+def cpu_block_ms(benchmarks) -> dict:
+    """{(table, M): CPU phase 1's ms per block} where Tables 5.1, 5.4 and 5.7 timed it: the same
+    work (Dijkstra from each boundary vertex of an M x M block) timed in each table's own job."""
+    out = {}
+    for table in ("table5_1", "table5_4"):
+        b = bench_table(benchmarks, table)
+        if not {"impl", "status", "block", "blocks", "step_ms"} <= set(b.columns):
+            continue
+        for _, r in b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")].iterrows():
+            if float(r["blocks"] or 0) > 0:
+                out[(table, int(r["block"]))] = float(r["step_ms"]) / float(r["blocks"])
+    b = bench_table(benchmarks, "table5_7")
+    if {"impl", "status", "block", "window", "seconds"} <= set(b.columns):
+        for _, r in b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")].iterrows():
+            m, window = int(float(r["block"])), float(r["window"])
+            out[("table5_7", m)] = float(r["seconds"]) * 1e3 / (window / m) ** 2
+    return out
+
+
+def cpu_drift(benchmarks) -> tuple[float | None, str]:
+    """How far the same CPU phase-1 work moved between the chapter's jobs: the largest ratio, less
+    1, of one block size's per-block time between the tables that timed it (e.g. 28.5, 51.1 and
+    110.9 ms for a 64 x 64 block in Tables 5.1, 5.4 and 5.7); (None, why) with no size in two."""
+    times = cpu_block_ms(benchmarks)
+    by_m: dict = {}
+    for (table, m), ms in times.items():
+        by_m.setdefault(m, {})[table] = ms
+    shared = {m: t for m, t in by_m.items() if len(t) >= 2}
+    if not shared:
+        return None, "no block size's CPU phase 1 timed in two of Tables 5.1, 5.4 and 5.7"
+    m, t = max(shared.items(), key=lambda kv: max(kv[1].values()) / min(kv[1].values()))
+    drift = max(t.values()) / min(t.values()) - 1
+    return drift, (f"CPU phase 1 on one {m} x {m} block: " + ", ".join(
+        f"{ms:.3g} ms in Table {table.removeprefix('table').replace('_', '.')}"
+        for table, ms in sorted(t.items())))
+
+
+def part1_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+    """:func:`trial_ratios` of part 1 alone (empty where the table did not record it)."""
+    return trial_ratios(b, variant, "trial_part1_ms")
+
+
+def part1_share(b: pd.DataFrame, variant: str) -> str:
+    """How little of GPU algorithm 1 a variant touches, from its counters: "544 of 1,223,184
+    launches" (part 1's of all), and whether its counters equal the 2-D run's."""
+    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
+    if any(r is None for r in rows):
+        return ""
+    a, v = (json.loads(str(r["counters"]) or "{}") for r in rows)
+    if "part1_launches" not in v:
+        return ""
+    same = "identical to" if a == v else "unlike"
+    return (f"{v['part1_launches']:,} of {v['kernel_launches']:,} launches are part 1's; the "
+            f"counters {same} the 2-D run's")
 
 
 def launch_arithmetic(m: int, c: int) -> int:

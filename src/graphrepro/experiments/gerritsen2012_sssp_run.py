@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounded import load_json
 from ..errors import InputError
 from ..harness.measure import NOT_RUN_NO_GPU
 from .gerritsen2012_sssp_extrapolate import extrapolate_alg1, extrapolation_point
@@ -186,7 +187,8 @@ def _gpu_phase1(zgrid, m: int, nblocks: int | None, step_name: str, params: dict
     shutil.rmtree(d, ignore_errors=True)
     return {"status": "ok", "blocks": len(meta["blocks"]), "step_ms": meta["timings"]["step_ms"],
             "batch_ms": meta["batch_ms"], "counters": meta["counters"], "dist": dist,
-            "warmup": meta.get("warmup", ""), "partial": extrapolation_point(proc.stderr)}
+            "warmup": meta.get("warmup", ""), "partial": extrapolation_point(proc.stderr),
+            "timings": meta["timings"]}
 
 
 def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> dict:
@@ -194,7 +196,7 @@ def _compare_records(directory: Path, gprime, what: str, chunk: int = 4096) -> d
     records for the same blocks; a chunk at a time."""
     from ..solvers.gerritsen2012 import sssp_io
 
-    meta = json.loads((directory / "gprime.json").read_text())
+    meta = load_json((directory / "gprime.json"))
     m, per = int(meta["m"]), int(meta["per"])
     k = 4 * m - 4
     got = sssp_io.RecordFile(directory / "bnd.rec", (k, k), meta["dtype"], per * per,
@@ -299,6 +301,10 @@ def _variant_table(name, zgrid, s, workdir, log):
         row = _row(name, m, "gpu_alg1", res, c=c, variant=variant)
         row["trial_ms"] = json.dumps([float(np.mean(r["batch_ms"])) for r in results])
         row["trial_order"] = json.dumps([p[0] for p in order[:len(results)]])
+        # part 1 alone, per trial and I/O-block: the part the 3-D and z-order variants change
+        row["trial_part1_ms"] = json.dumps(
+            [r.get("timings", {}).get("part1_ms", np.nan) / max(r.get("blocks") or 1, 1)
+             for r in results])
         rows.append(row)
     return rows
 
@@ -529,11 +535,11 @@ MEASURE = {"table5_1": measure_table5_1,
 
 def terrain_data(zgrid) -> str:
     """What the grid is (real, or which stand-in), from the origin record beside it."""
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import describe_origin, read_origin
 
     path = Path(zgrid)
     origin = path.with_name(path.name + ".origin.json")
-    what = describe_origin(json.loads(origin.read_text()), brief=True) if origin.is_file() \
+    what = describe_origin(read_origin(origin), brief=True) if origin.is_file() \
         else f"file {path.name}"
     return f"{path.name.split('.')[0]}: {what}"
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bounded import load_json
 from ..solvers.gerritsen2012.mst_journal import FINGERPRINT, JOURNAL, Journal, Stopped, file_sha256
 
 RESUMABLE = frozenset({"table5_7"})
@@ -59,7 +60,7 @@ class Work:
         fp = self.directory / FINGERPRINT
         if fp.is_file():
             try:
-                ours = json.loads(fp.read_text()).get("command") == "sssp-experiment"
+                ours = load_json(fp).get("command") == "sssp-experiment"
             except ValueError:
                 ours = False
             if ours:

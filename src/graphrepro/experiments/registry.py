@@ -10,6 +10,8 @@ from typing import Callable
 
 import pandas as pd
 
+from ..bounded import read_csv
+
 
 @dataclass(frozen=True)
 class Target:
@@ -32,6 +34,9 @@ class Target:
     # Benchmark tables (results/benchmarks/<name>.csv) read besides the runs; compare and figure
     # then get ``benchmarks={name: DataFrame}`` (an2017's transfers, timed outside any solver run).
     benchmarks: tuple[str, ...] = ()
+    # Benchmark tables read where the results have them, never waited for (another target's
+    # table that measures what this one's claims must allow for: the drift between jobs)
+    also_reads: tuple[str, ...] = ()
     prints: bool = False  # a benchmark: `compare` also prints its table to standard output
     # Which run ids a config's `runs:` may name: those of the solvers above (any parameters: a
     # sweep widened), those named here, or any at all where the table shows every run it is given.
@@ -70,4 +75,4 @@ def published(document: str) -> pd.DataFrame:
     if not path.is_file():
         return pd.DataFrame(columns=["item", "where", "row", "column", "value", "unit", "note"])
     with path.open() as f:
-        return pd.read_csv(f, dtype=str, keep_default_na=False)
+        return read_csv(f, dtype=str, keep_default_na=False)

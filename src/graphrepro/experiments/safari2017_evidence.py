@@ -12,7 +12,7 @@ import pandas as pd
 from ..claims.rule import Across, Bootstrap, Exact, Fit, Readings, Spread, Sweep, Untestable
 from ..claims.runs import (aligned, across, data_of, drift_between, graph_for, interleaved,
                            launch_problem, left_out, missing, pass_drift, per_source, ratio,
-                           trial_table, units_of)
+                           tables, trial_table, units_of)
 from ..harness.sources import degenerate_minimum
 
 PERSISTENT = "lbr_persistent"
@@ -187,7 +187,6 @@ def evidence_table2(claims, runs, stats) -> dict:
                     filter(None, (calibration_problem(runs, g) for g in graphs)))
     speedups = _speedups(runs, stats, graphs)
     out["t2.lbr.speedup"] = speedups
-    out["t2.best_speedup"] = speedups
     out["t2.others"] = Untestable(reason="not implemented")
     return out
 
@@ -251,7 +250,8 @@ def _calibration(runs, stats, graphs, everything):
                 data=data_of(stats, [g]))
         else:
             parts[label] = Bootstrap(groups=[iterations.to_numpy()], statistic=_min,
-                                     n=units_of(runs, g, "harish"), data=data_of(stats, [g]))
+                                     n=units_of(runs, g, "harish"), data=data_of(stats, [g]),
+                                     reads=tables(g, ["harish"]))
     if not parts:
         return why
     if len(parts) == 1:  # one reading here: it is judged, and the reason says which
@@ -286,6 +286,7 @@ def _w10_faster(runs, stats, graphs, everything):
                              [a.to_numpy(), b.to_numpy()],
                              statistic=_paired_ratio if len(both) else _unpaired_ratio,
                              n=units_of(runs, g, "lbr"), data=data_of(stats, [g, w]),
+                             reads=tables(g, ["lbr"]) + tables(w, ["lbr"]),
                              drift=drift_between(runs, g, ["lbr"]) + drift_between(runs, w, ["lbr"]),
                              detail=f"{g}: LBR {a.mean():.4g} ms, {w}: {b.mean():.4g} ms")
     return across(parts, stats, whole=3)
@@ -337,6 +338,7 @@ def _conjecture(runs, stats, graphs):
     # Counted, but the diameter is only bounded: a ratio a little above 1 does not break the
     # conjecture (the diameter may exceed Harish's rounds), so its spread is read like noise.
     return Spread(values=values, what="sources over the graphs", data=data_of(stats, used),
+                  reads=tables(used, ["harish", "lbr"]), job_drift=0.0,  # rounds: counts
                   n=f"{len(values)} sources on {len(used)} graphs")
 
 
@@ -476,6 +478,7 @@ def _cells_ratio(runs, stats, graph, num, dens):
     name = ", ".join("k={},t={}".format(*d) for d in dens)
     return Bootstrap(groups=[a], statistic=stat, n=units_of(runs, graph, _lbr_variant(runs, *num)),
                      data=data_of(stats, [graph]),
+                     reads=tables(graph, [_lbr_variant(runs, *c) for c in [num, *dens]]),
                      drift=drift_between(runs, graph, [_lbr_variant(runs, *c) for c in [num, *dens]]),
                      detail=f"{graph}: k={num[0]},t={num[1]} {a[:, 0].mean():.4g} ms, "
                             f"{name} {a[:, 1:].mean(axis=0).min():.4g} ms")
@@ -499,6 +502,7 @@ def evidence_calnev(claims, runs, stats) -> dict:
         out["cn.vs_davidson"] = Bootstrap(
             groups=[np.column_stack([a[both], b[both]])], statistic=lambda gs: gs[0][:, 0].mean() / gs[0][:, 1].mean(),
             n=units_of(runs, g, "lbr"), data=data_of(stats, [g, near_far]),
+            reads=tables(near_far, ["nearfar"]) + tables(g, ["lbr"]),
             detail=f"near-far {a.mean():.4g} ms on {near_far}, LBR {b.mean():.4g} ms on {g}")
     lbr = per_source(runs, g, "lbr") if g else pd.Series(dtype=float)
     out["cn.times"] = Untestable(reason="hardware", ours=lbr.mean() / 1e3 if len(lbr) else None)

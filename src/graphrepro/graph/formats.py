@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from ..atomic import replacing
+from ..bounded import ArchiveBound, BadFile
 from ..errors import GraphFormatError, InputError
 from .csr import CSRGraph, csr_bytes, host_memory, host_memory_problem
 
@@ -179,6 +180,10 @@ def _read_tar_member(path: Path, fmt: str = "mtx") -> tuple[str, np.ndarray]:
         if not main:
             listed = ", ".join(m.name for m in members) or "none"
             raise GraphFormatError(path, None, f"archive holds no {stem}.mtx (.mtx members: {listed})")
+        try:
+            ArchiveBound(path).check(main[0])
+        except BadFile as e:
+            raise GraphFormatError(path, None, str(e).removeprefix(f"{path}: ")) from None
         data = _bounded_read(tar.extractfile(main[0]), f"{path}!{main[0].name}", fmt)
     return f"{path}!{main[0].name}", np.frombuffer(data, dtype=np.uint8)
 

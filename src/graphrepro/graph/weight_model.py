@@ -27,6 +27,7 @@ import numba
 import numpy as np
 
 from .._jit import sized
+from ..bounded import load_json
 from .csr import CSRGraph
 from .generate import _uniform
 
@@ -34,7 +35,7 @@ MODELS_FILE = Path(__file__).with_name("weight_models.json")
 
 
 def models() -> dict:
-    return json.loads(MODELS_FILE.read_text())
+    return load_json(MODELS_FILE)
 
 
 def get_model(name: str) -> dict:

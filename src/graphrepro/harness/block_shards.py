@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..bounded import read_csv
 from ..errors import InputError
 from ..placement import last_level_caches
 from ..solvers.gerritsen2012.mst_measure import shard_blocks
@@ -116,7 +117,7 @@ def _record_of(path: Path) -> dict:
 def _read(paths: list[Path]) -> list[pd.DataFrame]:
     for p in paths:
         check_csv(p)
-    return [pd.read_csv(p) for p in paths]
+    return [read_csv(p) for p in paths]
 
 
 def _ran(table: pd.DataFrame) -> bool:

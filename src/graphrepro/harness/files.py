@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 from .. import atomic
+from ..bounded import CSV_MAX_BYTES, JSON_MAX_BYTES, check_size, nested_too_deep, read_csv
 from ..errors import DamagedFile, InputError, damaged  # noqa: F401  (re-exported)
-
 
 # --- CSV tables -------------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ def check_csv(path, required=()) -> list[str]:
     row ended by a newline (what pandas' writer always writes); returns the header."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = check_size(path, CSV_MAX_BYTES, "table").read_bytes()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     if not data.strip():
@@ -66,7 +66,7 @@ def read_run_table(path, labels=None):
     import pandas as pd
 
     check_csv(path, RUN_COLUMNS)
-    df = pd.read_csv(path)
+    df = read_csv(path)
     if df.empty:
         raise damaged(path, "a header and no rows")
     for col in RUN_COLUMNS:
@@ -78,6 +78,7 @@ def read_run_table(path, labels=None):
             raise damaged(path, f"an 'ok' row has no {col}")
     if ok.any() and not pd.api.types.is_numeric_dtype(df["solve_ms"]):
         raise damaged(path, "solve_ms holds something that is not a number")
+    _check_measures(path, df)
     if labels is not None:
         want, have = {int(x) for x in labels}, {int(x) for x in df["source"]}
         if have != want:
@@ -94,6 +95,38 @@ def read_run_table(path, labels=None):
     return df
 
 
+# Counts a run records: whole numbers, never below 0 (a timing is any finite number >= 0).
+COUNT_COLUMNS = ("source", "trial", "device_bytes", "iterations", "kernel_launches",
+                 "host_round_trips", "grid_syncs", "resident_blocks", "resident_threads",
+                 "vertices_expanded", "arcs_relaxed", "atomics", "improving_atomics",
+                 "redundant_relaxations", "redundant_expansions", "switch_arcs", "far_passes",
+                 "near_far_rounds")
+
+
+def _check_measures(path, df) -> None:
+    """Every time (``*_ms``) finite and >= 0 and every count a whole number >= 0, else the
+    first bad cell's line: a table handed to retabulate must not put ``inf`` or ``-1500`` into
+    a published comparison."""
+    import numpy as np
+    import pandas as pd
+
+    for col in df.columns:
+        is_time = str(col).endswith("_ms")
+        if not is_time and col not in COUNT_COLUMNS:
+            continue
+        given = df[col].notna()
+        values = pd.to_numeric(df[col], errors="coerce")
+        with np.errstate(invalid="ignore"):
+            bad = given & ~(np.isfinite(values) & (values >= 0))
+            if not is_time:
+                bad |= given & np.isfinite(values) & (values != np.floor(values))
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            kind = "a time (finite, >= 0)" if is_time else "a count (a whole number >= 0)"
+            raise InputError(f"{path}:{row + 2}: {col} {df[col].iloc[row]} is not {kind}; "
+                             "refused (no table of ours holds it)")
+
+
 # --- sources records -----------------------------------------------------------------------------
 
 _DIGEST = re.compile(r"^[0-9a-f]{32}$")
@@ -103,7 +136,7 @@ def read_record(path, what: str) -> dict:
     """A JSON object a step wrote whole (``what`` names it in the error)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = check_size(path, JSON_MAX_BYTES, "record").read_text()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -114,6 +147,10 @@ def read_record(path, what: str) -> dict:
         record = json.loads(text)
     except json.JSONDecodeError as e:
         raise damaged(path, f"not valid JSON (line {e.lineno}: {e.msg})") from None
+    except RecursionError:
+        raise damaged(path, "not a record (nested past any record of ours)") from None
+    if nested_too_deep(record):
+        raise damaged(path, "not a record (nested past any record of ours)")
     if not isinstance(record, dict):
         raise damaged(path, f"not {what} (a JSON object)")
     return record

@@ -6,12 +6,12 @@ order as a run over all of them; each shard warms up on its own first source, as
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
+from ..bounded import load_json, read_csv
 from ..errors import InputError
 
 
@@ -35,7 +35,7 @@ def shard_slice(count: int, shard: tuple[int, int]) -> slice:
 def merge_run_tables(paths: list[Path]) -> pd.DataFrame:
     """The shards' run tables, in shard order, as one table (the shards of one solver on one
     graph: anything else is refused)."""
-    tables = [pd.read_csv(p) for p in paths]
+    tables = [read_csv(p) for p in paths]
     check_alike(paths, tables, ("graph", "solver"))
     return pd.concat(tables, ignore_index=True)
 
@@ -53,7 +53,7 @@ def check_alike(paths: list[Path], tables: list[pd.DataFrame], keys,
 
 def merge_provenance(paths: list[Path]) -> dict:
     """Shard 0's record (host, GPU, commit) with every shard's own record under "shards"."""
-    records = [json.loads(Path(p).read_text()) for p in paths if Path(p).is_file()]
+    records = [load_json(Path(p)) for p in paths if Path(p).is_file()]
     if not records:
         return {}
     return {**records[0], "shards": records}

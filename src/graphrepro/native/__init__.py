@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
+from ..bounded import load_json
 from ..errors import GraphreproError
 
 PROGRAMS = ("cpp_dijkstra", "bgl_dijkstra", "bgl_mst")
@@ -123,18 +125,18 @@ def boost_include() -> Path:
 def _locked(directory: Path):
     """One builder at a time per directory (parallel workflow jobs may ask together)."""
     directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as lock:
+    lock = atomic.open_lock(directory / ".lock")  # never emptied, never a planted link's target
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        yield
+    finally:
+        os.close(lock)  # closing releases the lock
 
 
 def _manifest(directory: Path) -> dict:
     try:
-        return json.loads((directory / "manifest.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        return load_json((directory / "manifest.json"))
+    except (FileNotFoundError, ValueError):
         return {"programs": {}}
 
 
@@ -162,6 +164,7 @@ def build(directory: Path | None = None, *, force: bool = False, log=None) -> di
                 for program in stale:
                     target = directory / program
                     partial = directory / f"{program}.part"
+                    partial.unlink(missing_ok=True)  # the compiler must not write through a link
                     cmd = [*shlex.split(cxx), *FLAGS, "-isystem", str(include),
                            str(Path(tmp, f"{program}.cpp")), "-o", str(partial)]
                     log(f"building {target}: {' '.join(cmd)}")
@@ -174,9 +177,7 @@ def build(directory: Path | None = None, *, force: bool = False, log=None) -> di
                         "binary": program, "source_digest": source_digest(program)}
             manifest.update(compiler=cxx, compiler_version=(version or [""])[0],
                             flags=FLAGS, boost_include=str(include), boost=_boost_version(include))
-            tmp_manifest = directory / "manifest.json.part"
-            tmp_manifest.write_text(json.dumps(manifest, indent=1) + "\n")
-            tmp_manifest.replace(directory / "manifest.json")
+            atomic.write_text(directory / "manifest.json", json.dumps(manifest, indent=1) + "\n")
         return manifest
 
 
@@ -244,8 +245,8 @@ def build_cuda(directory: Path | None = None, *, force: bool = False, log=None) 
     with _locked(directory):
         path = directory / CUDA_MANIFEST
         try:
-            manifest = json.loads(path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
+            manifest = load_json(path)
+        except (FileNotFoundError, ValueError):
             manifest = {}
         nvcc = find_nvcc()
         programs = manifest.get("programs", {})
@@ -267,6 +268,7 @@ def build_cuda(directory: Path | None = None, *, force: bool = False, log=None) 
                 src = Path(tmp, f"{program}.cu")
                 src.write_text(_source(f"{program}.cu"))
                 partial = directory / f"{program}.part"
+                partial.unlink(missing_ok=True)  # nvcc must not write through a link
                 cmd = [nvcc, *CUDA_FLAGS, str(src), "-o", str(partial)]
                 log(f"building {directory / program}: {' '.join(cmd)}")
                 done = subprocess.run(cmd, capture_output=True, text=True)
@@ -277,9 +279,7 @@ def build_cuda(directory: Path | None = None, *, force: bool = False, log=None) 
             partial.replace(directory / program)
             fresh["programs"][program] = {"binary": program,
                                           "source_digest": _cuda_digest(program)}
-        part = directory / (CUDA_MANIFEST + ".part")
-        part.write_text(json.dumps(fresh, indent=1) + "\n")
-        part.replace(path)
+        atomic.write_text(path, json.dumps(fresh, indent=1) + "\n")
         return fresh
 
 

@@ -17,7 +17,6 @@ end), so every answer has a deadline: a process that misses it is killed and the
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bounded import load_json
 from ..errors import GraphreproError, InputError
 from . import NotBuildableHere, temp_file
 
@@ -55,6 +55,12 @@ class PeerHung(GraphreproError):
         self.status = status
 
 
+class PeerRefused(PeerHung):
+    """The peer is not asked at all: its answer could not be right (its distances are 32-bit and
+    this source's would not fit). Recorded per source as a hang is, with its own status, but never
+    counted as one: no process was started or killed for it."""
+
+
 def peers_dir() -> Path:
     return Path(os.environ.get("GRAPHREPRO_PEERS_DIR", "build/peers"))
 
@@ -62,8 +68,8 @@ def peers_dir() -> Path:
 def read_manifest(directory: Path | None = None) -> dict:
     path = Path(directory or peers_dir()) / MANIFEST
     try:
-        record = json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        record = load_json(path)
+    except (FileNotFoundError, ValueError):
         return {"peers": {}, "not_built": {}}
     return record if isinstance(record, dict) else {"peers": {}, "not_built": {}}
 

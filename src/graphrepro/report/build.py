@@ -13,22 +13,27 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import json
 from pathlib import Path
 
 import jinja2
 import pandas as pd
 
-from .. import atomic
-from .. import gpu
+from .. import atomic, gpu
+from ..bounded import load_json, read_csv
+from ..claims import split_ids
 from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
-from .ledger import (FROM_RUN, REFERENCE, VERDICTS, read_ledger, the_ledger, verdict_counts)
-from ..claims import split_ids
 from .distributions import section_distributions
-from .page import (checked_against, ours_text, claim_rows, previous_reference_ledger, verification,
-                   what_changed)
+from .ledger import FROM_RUN, REFERENCE, VERDICTS, read_ledger, the_ledger, verdict_counts
+from .page import (
+    checked_against,
+    claim_rows,
+    ours_text,
+    previous_reference_ledger,
+    verification,
+    what_changed,
+)
 from .present import csv_href, explanations, html_table
 from .provenance import benchmark_devices, table_provenance
 from .summary import write_summary
@@ -46,7 +51,7 @@ def _embed_png(path: Path) -> str | None:
 def _provenances(root: Path) -> list[dict]:
     seen, out = set(), []
     for p in sorted(root.glob("runs/**/*.provenance.json")):
-        record = json.loads(p.read_text())
+        record = load_json(p)
         key = (record.get("host"), record.get("gpu"), record.get("commit"))
         if key not in seen:
             seen.add(key)
@@ -58,7 +63,7 @@ def _reference(reference: Path) -> dict | None:
     prov = reference / "provenance.json"
     if not prov.is_file():
         return None
-    return json.loads(prov.read_text())
+    return load_json(prov)
 
 
 def _launch_floor(results: Path, reference: Path) -> dict | None:
@@ -67,7 +72,7 @@ def _launch_floor(results: Path, reference: Path) -> dict | None:
         path = root / "benchmarks" / "launch_floor.csv"
         if not path.is_file():
             continue
-        df = pd.read_csv(path, keep_default_na=False)
+        df = read_csv(path, keep_default_na=False)
         measured = df[df["value"].astype(str) != ""]
         if measured.empty:
             continue  # "not run: no GPU" here: show the reference's instead, if any
@@ -97,7 +102,7 @@ def _read(path: Path) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     check_csv(path)  # a table cut short is named, not shown with gaps
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return read_csv(path, dtype=str, keep_default_na=False)
 
 
 def _not_run_here(df: pd.DataFrame | None) -> bool:
@@ -276,7 +281,7 @@ def _summary(target, table: pd.DataFrame, claims: Path | None = None) -> str | N
     page."""
     try:
         if claims is not None and claims.is_file():
-            rows = pd.read_csv(claims, dtype=str, keep_default_na=False)
+            rows = read_csv(claims, dtype=str, keep_default_na=False)
             if len(rows):
                 return None
         if target.summary is None:
@@ -292,7 +297,7 @@ def _stand_ins(results: Path) -> list[dict]:
 
     out = []
     for p in sorted((results / "sources").glob("*.json")):
-        record = json.loads(p.read_text())
+        record = load_json(p)
         origin = record.get("origin") or {}
         out.append({"graph": record["graph"], "stands_for": record.get("stands_for"),
                     "kind": origin.get("kind"), "data": describe_origin(origin) if origin else "",
@@ -309,7 +314,7 @@ def _standins(results: Path, table_id: str = "t-standins") -> dict | None:
     path = results / "standins" / "standins.csv"
     if not path.is_file():
         return None
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df = read_csv(path, dtype=str, keep_default_na=False)
     if not len(df):
         return {"table": None, "summary": None}
     goals = df[df["graph"] == "stand-in"]
@@ -334,19 +339,19 @@ def _terrain_compare(results: Path, table_id: str = "t-terrain-compare") -> dict
     if not path.is_file():
         return None
     meta = path.with_suffix(".json")
-    what = json.loads(meta.read_text()) if meta.is_file() else {}
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    what = load_json(meta) if meta.is_file() else {}
+    df = read_csv(path, dtype=str, keep_default_na=False)
     return {"table": html_table(df, table_id), "real": what.get("real", ""),
             "standin": what.get("stand-in", "")}
 
 
 def _terrains(results: Path) -> list[dict]:
     """Converted elevation grids (gerritsen2012), with what each one is."""
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import describe_origin, read_origin
 
     out = []
     for p in sorted((results / "terrain").glob("*.zgrid.origin.json")):
-        origin = json.loads(p.read_text())
+        origin = read_origin(p)
         c = origin.get("converted", {})
         out.append({"name": p.name[: -len(".zgrid.origin.json")], "kind": origin.get("kind"),
                     "document_name": origin.get("document_name", ""),

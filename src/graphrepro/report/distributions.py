@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..bounded import read_csv
+
 # target -> (numerator variant, denominator variant, what the ratio is); a ratio of times, so
 # above 1 means the denominator's method is faster on that source
 RATIOS = {
@@ -25,7 +27,7 @@ MIN_SOURCES = 20  # fewer: the section's table says it all
 def _per_source(path: Path) -> pd.Series | None:
     if not path.is_file():
         return None
-    df = pd.read_csv(path, usecols=lambda c: c in ("source", "status", "solve_ms"))
+    df = read_csv(path, usecols=lambda c: c in ("source", "status", "solve_ms"))
     df = df[df["status"] == "ok"] if "status" in df else df
     return df.groupby("source")["solve_ms"].median() if len(df) else None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..bounded import read_csv
 from ..errors import InputError
 
 # The ledger's verdicts, in the order the report shows them (best news first, untestable last).
@@ -20,6 +21,9 @@ VERDICTS = ("reproduced", "direction only", "not reproduced", "inconclusive", "n
 COLUMNS = ("document", "where", "claim", "kind", "published", "ours", "ours_low", "ours_high",
            "unit", "n", "data", "verdict", "reason", "target")
 THIS_MACHINE, REFERENCE = "this machine", "reference run"
+# The reference ledger is 112 KB: a file 100 times that is no ledger (`--changed-from` a
+# 1 GB file answers at once)
+LEDGER_MAX_BYTES = 16 << 20
 
 
 def empty_ledger() -> pd.DataFrame:
@@ -28,7 +32,7 @@ def empty_ledger() -> pd.DataFrame:
 
 def read_ledger(path: Path) -> pd.DataFrame:
     """A ledger CSV, checked: the columns the report needs and only the five verdicts."""
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df = read_csv(path, max_bytes=LEDGER_MAX_BYTES, dtype=str, keep_default_na=False)
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise InputError(f"{path}: claims ledger lacks column(s) {', '.join(missing)}")
@@ -131,7 +135,7 @@ def the_ledger(results: Path, reference: Path | None, *, claims: Path | None = N
     claims files) are merged with the reference run's (``reference_claims``, or
     ``reference/claims.csv``)."""
     if claims is not None and claims.is_file():
-        head = pd.read_csv(claims, dtype=str, keep_default_na=False, nrows=0)
+        head = read_csv(claims, dtype=str, keep_default_na=False, nrows=0)
         if FROM_RUN in head.columns:
             return read_ledger(claims), str(claims)
     local, source = load_ledger(claims, results)

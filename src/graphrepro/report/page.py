@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..bounded import read_csv
 from .ledger import FROM_RUN, REFERENCE
 
 SHORT_REASON = 110  # characters of a reason shown in the claims table; the rest on demand
@@ -221,7 +222,7 @@ def verification(reference: Path) -> dict:
     tables, rows, status = 0, 0, {}
     for p in sorted(reference.glob("runs/*/*.csv")):
         try:
-            df = pd.read_csv(p, usecols=["status"], dtype=str, keep_default_na=False)
+            df = read_csv(p, usecols=["status"], dtype=str, keep_default_na=False)
         except (ValueError, pd.errors.ParserError):
             continue
         tables += 1

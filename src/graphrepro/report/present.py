@@ -15,6 +15,8 @@ import re
 
 import pandas as pd
 
+from .. import atomic
+
 MAX_DEFAULT_COLUMNS = 10
 _DECIMAL = re.compile(r"-?\d+\.\d+(e[-+]?\d+)?|-?\d+e[-+]?\d+")  # integers stay as written
 # Columns that say which row this is, in the order they are preferred.
@@ -120,7 +122,7 @@ def explanations(df: pd.DataFrame) -> list[str]:
 
 
 def csv_href(df: pd.DataFrame) -> str:
-    return "data:text/csv;base64," + base64.b64encode(df.to_csv(index=False).encode()).decode()
+    return "data:text/csv;base64," + base64.b64encode(atomic.csv_text(df).encode()).decode()
 
 
 def _superseded(row) -> bool:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
+from ..bounded import read_csv
 from ..harness.files import read_record
 from ..harness.shards import job_records
 from ..solvers import run_file, run_file_id
@@ -67,7 +66,7 @@ def benchmark_devices(reference: Path, target) -> list[str]:
     for b in target.benchmarks:
         p = reference / "benchmarks" / f"{b}.csv"
         if p.is_file():
-            df = pd.read_csv(p, usecols=lambda c: c == "device_name", dtype=str)
+            df = read_csv(p, usecols=lambda c: c == "device_name", dtype=str)
             if "device_name" in df:
                 devices |= set(df["device_name"].dropna())
     return sorted(devices)

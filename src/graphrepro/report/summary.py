@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+from .. import atomic
+from ..bounded import load_json
 from .ledger import VERDICTS
 
 
@@ -20,7 +22,7 @@ def write_summary(report: Path, ledger, source: str, reference_targets) -> None:
     from_ref = int((ledger[FROM_RUN] == REFERENCE).sum()) if FROM_RUN in ledger else 0
     record = {"report": str(report), "claims": counts, "source": source,
               "from_reference": sorted(reference_targets), "claims_from_reference": from_ref}
-    summary_path(report).write_text(json.dumps(record, indent=1) + "\n")
+    atomic.write_text(summary_path(report), json.dumps(record, indent=1) + "\n")
 
 
 def terminal_summary(report: str, started: float) -> str:
@@ -33,7 +35,7 @@ def terminal_summary(report: str, started: float) -> str:
         lines.append(f"The report ({report}) was not rebuilt by this run; "
                      "`snakemake --cores all` rebuilds it.")
         return "\n".join(lines)
-    record = json.loads(path.read_text())
+    record = load_json(path)
     total = sum(record["claims"].values())
     lines.append(f"Report: {Path(report).resolve().as_uri()}")
     lines.append(f"{total} claims: " + ", ".join(f"{n} {v}" for v, n in record["claims"].items()))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import atomic
+from ..bounded import read_csv
 from ..experiments import get_target, published
 
 
@@ -22,6 +23,8 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
         df["launch_path"], df["run"] = launch_path_of(Path(p)), _run_label(Path(p))
+        df["run_table"] = f"runs/{graph}/{Path(p).name}"  # what the ledger says a claim read
+        df["job"] = job_of(Path(p))
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -34,6 +37,17 @@ def launch_path_of(run_table: Path) -> str:
 
     record = read_provenance(run_table)
     return "" if record is None else record.get("launch_path") or OLD_LAUNCH_PATH
+
+
+def job_of(table: Path) -> str:
+    """Which job timed a table, from its provenance record: its date and the card it ran on
+    ("2026-11-26T19:35:28 card 0000:00:07"); runs timed interleaved in one job share it. "" where
+    there is no record. A comparison whose sides name different jobs crosses them."""
+    from ..harness.files import read_provenance
+
+    record = read_provenance(table) or {}
+    card = f"card {record['pci_bus_id']}" if record.get("pci_bus_id") else ""
+    return " ".join(p for p in (str(record.get("date", ""))[:19], card) if p)
 
 
 def _run_label(table: Path) -> str:
@@ -64,11 +78,13 @@ def mark_data(table: pd.DataFrame, stats: dict) -> pd.DataFrame:
     """Say beside every row measured on a graph what that graph was: real data or a stand-in."""
     if "graph" not in table.columns or "data" in table.columns or table.empty:
         return table
-    from ..datasets.origin import describe_origin
+    from ..datasets.origin import data_kind, describe_origin
 
-    data = [describe_origin((stats.get(g) or {}).get("origin"), brief=True) for g in table["graph"]]
+    origins = [(stats.get(g) or {}).get("origin") for g in table["graph"]]
     table = table.copy()
-    table.insert(list(table.columns).index("graph") + 1, "data", data)
+    at = list(table.columns).index("graph") + 1
+    table.insert(at, "data", [describe_origin(o, brief=True) for o in origins])
+    table.insert(at + 1, "data_kind", [data_kind(o) for o in origins])
     return table
 
 
@@ -99,8 +115,25 @@ def _benchmark(path) -> pd.DataFrame:
 
     check_csv(path)
     # the launch-path rule reads a benchmark's path as it reads a run table's
-    return pd.read_csv(path).assign(launch_path=launch_path_of(Path(path)),
-                                    run=_run_label(Path(path)))
+    table = read_csv(path).assign(launch_path=launch_path_of(Path(path)),
+                                  run=_run_label(Path(path)), job=job_of(Path(path)))
+    table.attrs["origins"] = _terrain_origins(Path(path), table)
+    return table
+
+
+def _terrain_origins(path: Path, table: pd.DataFrame) -> dict:
+    """{terrain: its origin record} for the terrains a benchmark table names (its ``terrain`` or
+    ``grid`` column), read from ``terrain/<name>.zgrid.origin.json`` beside ``benchmarks/``:
+    the ledger's data_kind comes from these records, never from a terrain's name."""
+    from ..harness.files import read_record
+
+    out = {}
+    for col in ("terrain", "grid"):
+        for name in table[col].dropna().astype(str).unique() if col in table else ():
+            record = path.parent.parent / "terrain" / f"{name}.zgrid.origin.json"
+            if record.is_file():
+                out[name] = read_record(record, "the terrain's origin record")
+    return out
 
 
 def load_inputs(target, run_paths, source_paths, benchmark_paths=()) -> tuple:

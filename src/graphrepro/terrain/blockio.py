@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
 from ..errors import InputError
 from . import morton
 from .zgrid import open_zgrid
@@ -131,7 +132,7 @@ class BlockStore:
         path = self._path(key)
         tmp = path.with_name(path.name + ".part")
         t0 = time.perf_counter()
-        with open(tmp, "wb") as fh:
+        with atomic.open_file(tmp, "wb") as fh:  # a link planted at the .part: refused
             np.savez(fh, **arrays)
         os.replace(tmp, path)
         self.counter.write_seconds += time.perf_counter() - t0

@@ -16,12 +16,11 @@ import json
 from pathlib import Path
 
 import numba
-
 import numpy as np
 
 from .. import atomic
 from .._jit import sized
-
+from ..bounded import load_json
 from ..errors import NUMPY_LOAD_ERRORS, GraphFormatError, InputError
 from . import morton
 from .asciigrid import AsciiGrid
@@ -210,8 +209,8 @@ def open_zgrid(path) -> tuple[np.memmap, dict]:
     if not path.is_file() or not meta_path.is_file():
         raise InputError(f"{path}: no converted grid there (need {path.name} and {meta_path.name})")
     try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        meta = load_json(meta_path)
+    except (ValueError) as e:
         raise damaged(meta_path, f"not valid JSON ({e})") from None
     ints = {k: meta.get(k) for k in ("rows", "cols", "side")} if isinstance(meta, dict) else {}
     if not ints or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0

@@ -59,6 +59,7 @@ from ... import gpu
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
+from .defaults import default_c
 from .warp import WARP, compile_warp_expand
 
 MAX_THREADS = 512  # shared per-thread arrays have a compile-time size
@@ -473,8 +474,9 @@ class _Frontier:
         chunk = chunk or threads_per_block
         if not 0 <= stage <= STAGE:
             raise InputError(f"stage (vertices staged per batch) must be 0..{STAGE}, got {stage}")
-        if delta < 0 or c <= 0 or chase < 0 or blocks < 0:
-            raise InputError("delta >= 0 (0: the heuristic), c > 0, chase >= 0 and blocks >= 0")
+        if delta < 0 or c < 0 or chase < 0 or blocks < 0:
+            raise InputError("delta >= 0 (0: the heuristic), c >= 0 (0: from the graph's mean "
+                             "out-degree), chase >= 0 and blocks >= 0")
         if hub < 0 or not 1 <= reach <= buckets:
             raise InputError(f"hub (out-degree from which the block shares a vertex's arcs; 0: "
                              f"never) must be >= 0 and reach (buckets a chase may span) 1..buckets "
@@ -487,7 +489,7 @@ class _Frontier:
                              f"threads_per_block={threads_per_block}")
         gpu.require_cuda()
         self.warp = warp
-        self.delta = delta or heuristic_delta(graph, c)
+        self.delta = delta or heuristic_delta(graph, c or default_c(graph))
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
         self.hub, self.reach, self.rounds = hub, reach, rounds
         self.n, self.threads, self.blocks_asked = graph.num_vertices, threads_per_block, blocks
@@ -573,19 +575,18 @@ def _zero_kernel(array):
                       "queues, a warp expands its lanes' vertices together and chases within a "
                       "bucket, pushes are staged per slot, the block shares a hub's arcs; "
                       "termination by a pending count (issues 21, 34)",
-          # defaults: c=8, lookahead=4 the fastest on real NY in issue 21's H100 sweeps
-          # (reports/evidence/frontier/call-4: 9.9 ms against 14.7 for c=4, lookahead=2; blocks=0
-          # is one per SM). hub=32, 256 threads (chunk=0: one a thread) since issue 34's round 2;
-          # warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
+          # defaults: c=0 (Delta = c x mean weight / mean out-degree; c from the mean out-degree,
+          # defaults.py, issue 54); lookahead=4 (frontier4/call-5); blocks=0 is one per SM. hub=32,
+          # 256 threads (chunk=0: one a thread) since issue 34's round 2; warp=1, chase=4 since round 3 (reports/evidence/frontier3/call-3, H100, 10 sources):
           # faster than round 2's default on all five graphs (ms: NY 9.4 -> 7.3, calnev 19.3 ->
           # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
           # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
           # threads_per_block=128,warp=0 (one run id: the line break is this comment's).
-          defaults={"delta": 0, "c": 8.0, "chase": 4, "lookahead": 4, "chunk": 0,
+          defaults={"delta": 0, "c": 0.0, "chase": 4, "lookahead": 4, "chunk": 0,
                     "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
                     "hub": 32, "reach": 1, "rounds": 1, "warp": 1},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
-def frontier(graph, delta=0, c=8.0, chase=4, lookahead=4, chunk=0, buckets=32,
+def frontier(graph, delta=0, c=0.0, chase=4, lookahead=4, chunk=0, buckets=32,
              threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=1):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's

@@ -27,6 +27,7 @@ import uuid
 from pathlib import Path
 
 from ... import atomic
+from ...bounded import load_json
 from ...errors import InputError
 
 JOURNAL = "journal.jsonl"
@@ -71,7 +72,7 @@ class Journal:
         fp = self.directory / FINGERPRINT
         if fp.is_file():
             try:
-                have = json.loads(fp.read_text())
+                have = load_json(fp)
             except ValueError:
                 have = None
             if have != want:
@@ -100,7 +101,7 @@ class Journal:
                 break
             good += len(line)
         if good < len(data):  # appends go on from a whole line
-            with open(self.path, "r+b") as fh:
+            with atomic.open_file(self.path, "r+b") as fh:
                 fh.truncate(good)
         return records
 
@@ -109,7 +110,7 @@ class Journal:
         if self.path is None:
             return
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = atomic.open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             if os.write(fd, line) != len(line):
                 raise OSError(f"{self.path}: short write (disk full?)")

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ... import atomic, gpu, mst, native
+from ...bounded import load_json
 from ...errors import InputError, VerificationError
 from ...gpu import NOT_RUN_NO_GPU
 from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
@@ -226,7 +227,7 @@ def load_block_references(path, zgrid, *, block_side: int, blocks: int) -> dict:
     """The references of `block_references` written to ``path``, for this grid and these blocks
     only (else InputError, naming what differs): {block index: (weight, digest)}."""
     try:
-        record = json.loads(Path(path).read_text())
+        record = load_json(Path(path))
         zb = ZBlocks(zgrid, IOCounter())
         want = {"grid": Path(zgrid).stem, "rows": zb.rows, "cols": zb.cols,
                 "block_side": block_side, "blocks": len(_chosen_blocks(zb, block_side, blocks))}
@@ -326,9 +327,31 @@ def clear_work_dir(work_dir) -> None:
         pass
 
 
+def _canonical(fingerprint: dict) -> dict:
+    return json.loads(json.dumps(fingerprint, sort_keys=True))
+
+
+def _kept_row(row_file: Path, fingerprint: dict) -> dict:
+    """The row an earlier process of this same run finished, or WorkDirMismatch (one line) for a
+    row of another grid, other settings or another commit, or one without a fingerprint."""
+    try:
+        kept = load_json(row_file)
+    except ValueError:  # bounded's refusal is a ValueError too
+        kept = None
+    have = kept.get("fingerprint") if isinstance(kept, dict) else None
+    want = _canonical(fingerprint)
+    if have != want or not isinstance(kept.get("row"), dict):
+        diff = (sorted(k for k in set(want) | set(have) if have.get(k) != want.get(k))
+                if isinstance(have, dict) else [])
+        raise WorkDirMismatch(f"{row_file} is a row of another run (differs in: "
+                              f"{', '.join(diff) or 'no fingerprint of this command'}): not used; "
+                              f"remove it to start that run afresh, or give another --work-dir")
+    return kept["row"]
+
+
 def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                trials: int = 1, warmup: int = 1, verify_max_vertices: int = 1 << 24,
-               work_dir=None, should_stop=None, log=print) -> pd.DataFrame:
+               work_dir=None, should_stop=None, log=print, commit: str = "unknown") -> pd.DataFrame:
     """One row per (grid size, trial): the three phases' times and each phase's block transfers.
 
     With ``work_dir`` the measurement is resumable (Table 3.8 on the whole grid outlasts a
@@ -336,7 +359,9 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
     row, so the same command goes on where the last process stopped (``should_stop``: see
     ``io_mst``). Its rows then also say how they were made: ``processes``, ``phaseN_resumed``
     (the phase's units came from several processes, caches cold after each restart) and
-    ``call_wall_s`` (each process's seconds, ';'-separated); ``wall_ms`` is their sum."""
+    ``call_wall_s`` (each process's seconds, ';'-separated); ``wall_ms`` is their sum. A finished
+    row is kept with its fingerprint (the grid's digest, the settings, ``commit``) and used only
+    by a run whose fingerprint is the same: another's is refused (``WorkDirMismatch``)."""
     device = "gpu" if is_gpu(per_block) or is_gpu(reduce) else "cpu"
     base = {"per_block": per_block, "reduce": reduce, "device": device, "block_side": block}
     if device == "gpu" and not gpu.cuda_available():
@@ -364,8 +389,18 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
             for trial in range(trials):
                 name = f"{s or 'whole'}_t{trial}"
                 row_file = work_root / f"row_{name}.json" if work_root else None
+                fingerprint = None
+                if work_root is not None:
+                    if grid_id is None:
+                        zb = ZBlocks(zgrid)
+                        grid_id = {"grid_bytes": Path(zgrid).stat().st_size,
+                                   "grid_sha256": file_sha256(zgrid),
+                                   "grid_shape": [zb.rows, zb.cols, zb.side]}
+                    fingerprint = {**grid_id, "per_block": per_block, "reduce": reduce,
+                                   "block": block, "crop": s, "trial": trial, "commit": commit,
+                                   "verify_max_vertices": verify_max_vertices}
                 if row_file is not None and row_file.is_file():  # finished by an earlier process
-                    rows.append(json.loads(row_file.read_text()))
+                    rows.append(_kept_row(row_file, fingerprint))
                     continue
                 if grid is None:
                     grid = crop_centre(zgrid, s, Path(tmp) / f"crop{s}.zgrid") if s else Path(zgrid)
@@ -375,15 +410,6 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                     for _ in range(warmup):
                         io_mst(small, Path(tmp) / "warmup", block=min(block, side), **steps)
                     warmed = True
-                fingerprint = None
-                if work_root is not None:
-                    if grid_id is None:
-                        zb = ZBlocks(zgrid)
-                        grid_id = {"grid_bytes": Path(zgrid).stat().st_size,
-                                   "grid_sha256": file_sha256(zgrid),
-                                   "grid_shape": [zb.rows, zb.cols, zb.side]}
-                    fingerprint = {**grid_id, "per_block": per_block, "reduce": reduce,
-                                   "block": block, "crop": s, "trial": trial}
                 work = work_root / name if work_root else Path(tmp) / f"blocks_{s}_{trial}"
                 t0 = time.perf_counter()
                 try:
@@ -415,7 +441,8 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                         row[f"{phase}_resumed"] = again
                     row["call_wall_s"] = ";".join(f"{c:.1f}" for c in res.calls)
                     row = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-                    atomic.write_text(row_file, json.dumps(row, indent=1) + "\n")
+                    atomic.write_text(row_file, json.dumps(
+                        {"fingerprint": _canonical(fingerprint), "row": row}, indent=1) + "\n")
                 rows.append(row)
                 shutil.rmtree(work, ignore_errors=True)
                 log(f"{per_block}+{reduce} on {res.side}^2 (block {res.block}): "

@@ -39,7 +39,6 @@ child the thesis's 238 MB machine stands for (``run_capped``), and re-exports th
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import time
@@ -48,16 +47,30 @@ from pathlib import Path
 
 import numpy as np
 
+from ...bounded import load_json
 from ...errors import InputError
 from ...terrain import morton
 from ...terrain.blockio import IOCounter, ZBlocks  # noqa: F401  (IOCounter: re-exported)
 from ..base import INF
-from .sssp_io_blocks import (GPRIME_FORMAT, MISSING, Gprime, RecordFile,  # noqa: F401  (re-exported)
-                             block_dijkstra, block_layout, read_distances, slot_table)
-from .sssp_io_check import (check_distances, check_phase1, grid_values,  # noqa: F401  (re-exported)
-                            whole_grid_dijkstra)
-from .sssp_io_phase1 import (_phase1_cpu_parallel, _seams, centre_blocks,  # noqa: F401  (re-exported)
-                             partial_bnd, phase1, phase1_cpu_dijkstra)
+from .sssp_io_blocks import (  # noqa: F401  (re-exported)
+    GPRIME_FORMAT,
+    MISSING,
+    Gprime,
+    RecordFile,
+    block_dijkstra,
+    block_layout,
+    read_distances,
+    slot_table,
+)
+from .sssp_io_check import check_distances, check_phase1, grid_values, whole_grid_dijkstra  # noqa: F401  (re-exported)
+from .sssp_io_phase1 import (  # noqa: F401  (re-exported)
+    _phase1_cpu_parallel,
+    _seams,
+    centre_blocks,
+    partial_bnd,
+    phase1,
+    phase1_cpu_dijkstra,
+)
 from .sssp_io_phase2 import _gprime_csr, _phase2, run_phase2
 from .sssp_io_phase3 import _phase3_parallel, _phase3_serial, run_phase3
 from .types import boundary_cells
@@ -276,6 +289,6 @@ def run_capped(zgrid, workdir, source: int, *, budget_mb: float | None, phase2: 
     if proc.returncode != 0 or not out.is_file():
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         return {"status": f"failed under the cap: {last}", "returncode": proc.returncode}
-    record = json.loads(out.read_text())
+    record = load_json(out)
     record["status"] = "ok"
     return record

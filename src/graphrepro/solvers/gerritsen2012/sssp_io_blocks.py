@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from ... import atomic
+from ...bounded import load_json
 from ...errors import InputError
 from ...terrain import morton
 from ...terrain.blockio import IOCounter
@@ -47,7 +48,7 @@ class RecordFile:
         self.counter = counter
         self.record_bytes = int(np.prod(self.shape)) * self.dtype.itemsize
         if create:
-            with open(self.path, "wb") as f:
+            with atomic.open_file(self.path, "wb") as f:  # never through a planted link
                 f.truncate(self.slots * self.record_bytes)
         elif not self.path.is_file() or self.path.stat().st_size != self.slots * self.record_bytes:
             raise InputError(f"{self.path}: missing or not {self.slots} records of "
@@ -179,7 +180,7 @@ class Gprime:
         path = directory / "gprime.json"
         if not path.is_file():
             raise InputError(f"{directory}: no G' there (run phase 1 first)")
-        meta = json.loads(path.read_text())
+        meta = load_json(path)
         if meta.get("partial"):
             raise InputError(f"{directory}: phase 1 ran on some blocks only (a timing run); "
                              "phases 2 and 3 need the whole G'")

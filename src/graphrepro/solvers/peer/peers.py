@@ -13,13 +13,50 @@ every one against the reference digest.
 Every answer has a deadline (``deadline_s``): a peer that misses it is killed and the harness
 records the source as ``hung``; the next source starts a fresh process. After ``max_hangs`` hangs
 the solver stops trying, and the rest of the run says so.
+
+Both peers keep distances in 32 bits and relax ``dist[u] + w`` in them: where a source's largest
+finite distance plus the largest weight reaches INT32_MAX (their "unreached") they give no answer
+at all (issue 54: both hung with weights just below INT32_MAX). So a source is refused before the
+peer is asked, with the reason as its row's status, unless the graph's own bound already clears
+it: (n - 1) * max weight + max weight < INT32_MAX. Where that bound does not clear, the source's
+largest finite distance is the reference Dijkstra's (computed once a source, never inside the
+timed call: ``solve_ms`` is the driver's own CUDA events).
+
+``LAUNCH_GRID`` is each peer's own small grid of launch settings (issue 54: peers at their best):
+ADDS's device (its published one-thread launch) or host launch at 1 or 2 worker blocks per SM,
+Gunrock's three load-balancing schedules. A table sets our time beside the fastest setting of
+the grid that ran on the same graph, and says which won.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...native import peers as native_peers
 from ...native import temp_file
-from ..base import SolveResult, register
+from ..base import INF, SolveResult, register
+
+LAUNCH_GRID = {
+    "adds": ("adds", "adds@launch=host", "adds@blocks_per_sm=2", "adds@blocks_per_sm=2,launch=host"),
+    "gunrock": ("gunrock", "gunrock@balance=thread_mapped", "gunrock@balance=merge_path"),
+}
+
+
+def largest_sum_clears(graph) -> bool:
+    """Whether no path of the graph can reach the peers' 32-bit limit: a shortest path has at most
+    n - 1 arcs, and a relaxation adds one more weight to the largest distance."""
+    w = np.asarray(graph.weights)
+    if not len(w):
+        return True
+    return int(w.max()) * max(graph.num_vertices, 1) < native_peers.INT32_MAX
+
+
+def largest_finite_distance(graph, source: int) -> int:
+    from ..reference import dijkstra_csr
+
+    dist = dijkstra_csr(graph.indptr, graph.indices, graph.weights, int(source))[0]
+    finite = dist[dist != INF]
+    return int(finite.max()) if len(finite) else 0
 
 
 class PeerSolver:
@@ -31,6 +68,9 @@ class PeerSolver:
                  deadline_s: float, max_hangs: int, load_deadline_s: float = 600.0):
         native_peers.binary(peer)  # not built here: say so before exporting anything
         self.peer, self.n = peer, graph.num_vertices
+        # kept only where the graph's bound does not clear the 32-bit limit (see the module's doc)
+        self.limit_graph = None if largest_sum_clears(graph) else graph
+        self.limit_checked: dict[int, str | None] = {}
         self.deadline_s, self.max_hangs, self.hangs = deadline_s, max_hangs, 0
         self.load_deadline_s = load_deadline_s
         self.path = temp_file(suffix)
@@ -44,7 +84,24 @@ class PeerSolver:
                                                     self.load_deadline_s)
         return self.process
 
+    def refusal(self, source: int) -> str | None:
+        """Why this source's distances cannot be the peer's to give, or None."""
+        if self.limit_graph is None:
+            return None
+        if source not in self.limit_checked:
+            g = self.limit_graph
+            largest = largest_finite_distance(g, source)
+            top = int(np.asarray(g.weights).max())
+            self.limit_checked[source] = (
+                None if largest + top < native_peers.INT32_MAX else
+                f"not run: distances past int32 (largest {largest:,} + weight {top:,} >= "
+                f"{native_peers.INT32_MAX:,}, {self.peer}'s 32-bit limit)")
+        return self.limit_checked[source]
+
     def solve(self, source: int, *, count: bool = False) -> SolveResult:
+        why = self.refusal(int(source))
+        if why:
+            raise native_peers.PeerRefused(f"{self.peer}, source {source}: {why}", status=why)
         if self.hangs >= self.max_hangs:
             raise native_peers.PeerHung(f"{self.peer}: not run after {self.hangs} hangs",
                                         status=f"not run: {self.peer} hung {self.hangs} times")

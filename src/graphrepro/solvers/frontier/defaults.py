@@ -1,0 +1,15 @@
+"""frontier's defaults that come from a graph's own statistics (issue 54), never from its name."""
+
+# c, from the graph's own mean out-degree (issue 54), never from its name. The tuning set (real
+# NY, the calnev and western stand-ins, NY and calnev with weights 1..1000: mean out-degree 2.4 to
+# 2.8) put the best c at 16-64 and 32 within 3% of the best on every one of them
+# (reports/evidence/frontier4/call-4, -5); c=8, issue 21's choice for its design, was 8-34%
+# slower there. Past the degrees the tuning set covered (up to ROAD_DEGREE) c stays the value
+# rounds 2 and 3 kept, with the uniform random and web graphs in view: on the held-out uniform
+# graph (mean out-degree 8) c=32 took 4.81 ms against 3.00 for c=8 (call-7).
+ROAD_DEGREE, ROAD_C, OTHER_C = 4.0, 32.0, 8.0
+
+
+def default_c(graph) -> float:
+    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
