@@ -1,15 +1,23 @@
-"""Shared fixtures for the graph, format and solver tests.
+"""Shared fixtures for the graph, format and solver tests, and the one switch between the CUDA
+simulator and a real GPU.
 
-The CUDA simulator is switched on here, at import time, because numba decides between the real
-driver and the simulator once, when numba is first imported, and conftest.py is imported before
-any test module (and so before anything in graphrepro imports numba). CI has no GPU; with the
-simulator the GPU kernels still run, slowly, and must match the reference. ``setdefault`` leaves
-an explicit ``NUMBA_ENABLE_CUDASIM=0`` alone, so the same tests can run on a real GPU.
+The simulator is switched on here, at import time, because numba decides between the real driver
+and the simulator once, when numba is first imported, and conftest.py is imported before any test
+module (and so before anything in graphrepro imports numba). CI has no GPU; with the simulator the
+GPU kernels still run, slowly, and must match the reference. On a GPU machine `pytest --gpu` (or
+``NUMBA_ENABLE_CUDASIM=0``, which ``setdefault`` leaves alone) runs the same tests on the device;
+tests whose expectations depend on the machine ask ``tests/machine.py``. A test that needs Boost
+headers is skipped, saying so, on a machine without them (the hook below).
 """
 
 import os
 import signal
+import sys
 
+# `--gpu` is read here, not from pytest's parsed options: those come after this module's imports,
+# and by then numba may have chosen
+if "--gpu" in sys.argv[1:]:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 # A shell that starts the suite in the background (`cmd &` without job control) hands it SIGINT
@@ -34,3 +42,38 @@ def tiny_graph() -> CSRGraph:
     dst = [3, 1, 2, 3, 3, 0, 1]
     weights = [4, 7, 1, 2, 9, 0, 3]
     return CSRGraph.from_arcs(5, src, dst, weights, base=1, name="tiny")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--gpu", action="store_true",
+                     help="run the GPU tests on this machine's CUDA device instead of numba's "
+                          "simulator (the same as NUMBA_ENABLE_CUDASIM=0); refused without one")
+
+
+def pytest_configure(config):
+    if config.getoption("--gpu"):
+        from machine import real_cuda_device
+
+        if not real_cuda_device():
+            raise pytest.UsageError("--gpu: no CUDA device here (numba finds none with the "
+                                    "simulator off)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that needs Boost headers is skipped, with the reason, where this machine has none
+    (NoBoostError); where it has them a NoBoostError is a failure like any other."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or report.skipped:
+        return
+    from graphrepro.native import NoBoostError
+
+    if call.excinfo.errisinstance(NoBoostError):
+        from machine import boost_missing
+
+        why = boost_missing()
+        if why:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               f"Skipped: no Boost headers here ({why})")

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from graphrepro import gpu
+from graphrepro.claims import VERDICTS
 from graphrepro.errors import InputError, VerificationError
 from graphrepro.graph.csr import CSRGraph, degree_stats
 from graphrepro.graph.dense import (NO_EDGE, DenseGraph, dense_dijkstra, dense_matrix,
@@ -23,6 +24,7 @@ from graphrepro.graph.dense import (NO_EDGE, DenseGraph, dense_dijkstra, dense_m
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.solvers import INF, get_solver, solve
 from graphrepro.solvers.reference import dijkstra_csr
+from machine import real_cuda_device
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -429,7 +431,8 @@ targets:
 @pytest.mark.slow
 def test_workflow_makes_dense_descriptors_and_the_transfer_table(tmp_path):
     (tmp_path / "config.yaml").write_text(CONFIG.format(reference=tmp_path / "none"))
-    # No simulator here: the GPU steps write "not run" rows, which is what CI's main job sees.
+    # No simulator here: without a GPU the GPU steps write "not run" rows, which is what CI's main
+    # job sees; on a GPU machine they measure, and the claims are judged
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0",
            "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
@@ -446,9 +449,12 @@ def test_workflow_makes_dense_descriptors_and_the_transfer_table(tmp_path):
     bench = pd.read_csv(res / "benchmarks" / "an2017_transfers.csv")
     assert bench["graph"].tolist() == ["dense_16"]
     transfers = pd.read_csv(res / "targets" / "an2017_transfers.csv")
-    assert set(transfers["verdict"]) == {"not testable here"}
     ledger = pd.read_csv(tmp_path / "reports" / "claims.csv")
-    assert set(ledger[ledger["target"] == "an2017_transfers"]["verdict"]) == {"not testable here"}
+    verdicts = set(ledger[ledger["target"] == "an2017_transfers"]["verdict"])
+    if real_cuda_device():
+        assert "not testable here" not in set(transfers["verdict"]) and verdicts <= set(VERDICTS)
+    else:
+        assert set(transfers["verdict"]) == verdicts == {"not testable here"}
     html = (tmp_path / "reports" / "index.html").read_text()
     assert "an2017_transfers" in html
 

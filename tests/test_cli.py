@@ -6,14 +6,19 @@ and compare whole output files, not parsed values. The subprocess inherits
 NUMBA_ENABLE_CUDASIM=1 from conftest.py, so ``--solver harish`` runs in the CUDA simulator.
 """
 
+import csv
 import gzip
+import io
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from graphrepro import gpu
+from graphrepro import __version__, gpu
+from graphrepro.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -216,22 +221,54 @@ def test_help_lists_the_subcommands():
         assert command in result.stdout
 
 
-def test_solvers_lists_name_device_document_description():
-    result = graphrepro("solvers")
-    assert result.returncode == 0, result.stderr
+def test_help_lists_study_commands_first_and_workflow_steps_apart(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    study, steps = text.index("study commands:"), text.index("workflow steps")
+    assert study < steps < text.index("exit status:")
+    listed = re.findall(r"^  ([a-z][a-z0-9-]+)  ", text, re.M)
+    assert len(listed) == len(set(listed)) >= 38  # every command once
+    for command in ("targets", "rerun", "claims", "solve", "solvers", "fetch"):
+        assert study < text.index(f"\n  {command} ") < steps, command
+    for command in ("run", "sources", "mst-blocks", "sssp-experiment", "worker"):
+        assert text.index(f"\n  {command} ") > steps, command
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"graphrepro {__version__}"
+
+
+def _listing(capsys, *args):
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_solvers_lists_name_device_document_description(capsys):
     rows = {}
-    for line in result.stdout.splitlines():
-        name, device, document, description = line.split("\t")
-        assert device in ("cpu", "gpu") and description
-        rows[name] = (device, document)
+    for row in json.loads(_listing(capsys, "solvers", "--format", "json")):
+        assert row["device"] in ("cpu", "gpu") and row["description"]
+        rows[row["name"]] = (row["device"], row["document"])
     assert rows["dijkstra"] == ("cpu", "reference")
     assert rows["harish"] == ("gpu", "safari2017")
+    # the default is a table under a header; csv has the same rows
+    table = _listing(capsys, "solvers").splitlines()
+    assert table[0].split() == ["name", "device", "document", "defaults", "description"]
+    assert table[1].split()[:3] == ["dijkstra", "cpu", "reference"]
+    listed = list(csv.DictReader(io.StringIO(_listing(capsys, "solvers", "--format", "csv"))))
+    assert [r["name"] for r in listed] == list(rows) and len(table) == len(rows) + 1
 
 
-def test_targets_lists_the_ready_ones_with_descriptions():
-    result = graphrepro("targets")
-    assert result.returncode == 0, result.stderr
-    lines = dict(line.split("\t", 1) for line in result.stdout.splitlines())
+def _target_lines(capsys, *args):
+    """name -> 'document item: description (status)', from the JSON listing."""
+    return {r["name"]: f"{r['document']} {r['item']}: {r['description']}"
+            + (f" ({r['status']})" if r["status"] else "")
+            for r in json.loads(_listing(capsys, "targets", "--format", "json", *args))}
+
+
+def test_targets_lists_the_ready_ones_with_descriptions(capsys):
+    lines = _target_lines(capsys)
+    assert _listing(capsys, "targets").split()[:5] == ["name", "document", "item", "status",
+                                                       "description"]
     assert {"safari2017_table1", "safari2017_table2", "safari2017_fig3", "safari2017_fig4", "safari2017_calnev"} <= set(lines)
     assert not any("planned" in line for line in lines.values())
     assert lines["safari2017_table2"].startswith("safari2017 Table 2: space, kernel launches")
@@ -241,10 +278,8 @@ def test_targets_lists_the_ready_ones_with_descriptions():
     assert {"singla_fig7_9", "singla_fig8_10"} <= set(lines)
 
 
-def test_targets_all_adds_the_planned_ones_with_their_issue():
-    result = graphrepro("targets", "--all")
-    assert result.returncode == 0, result.stderr
-    lines = dict(line.split("\t", 1) for line in result.stdout.splitlines())
+def test_targets_all_adds_the_planned_ones_with_their_issue(capsys):
+    lines = _target_lines(capsys, "--all")
     assert {"safari2017_table2", "safari2017_fig3"} < set(lines)
     assert "planned" not in lines["safari2017_table2"]
     assert not [line for line in lines.values() if "(planned: issue " in line]  # every issue built

@@ -27,7 +27,7 @@ BASE = {
     "measure": {"sources": 2, "trials": 1, "warmup": 0},
     "graphs": {"g": {"generate": {"kind": "road_grid", "rows": 4, "cols": 4, "keep": 1.0,
                                   "max_weight": 10, "seed": 1}}},
-    "targets": {"safari2017_table2": {"graphs": ["g"], "runs": ["dijkstra"]}},
+    "targets": {"safari2017_table2": {"graphs": ["g"], "runs": ["harish"]}},
 }
 
 # Characters a shell gives meaning to, and white space: every hostile value holds at least one.
@@ -78,6 +78,13 @@ def _merged(base, new):
     return out
 
 
+def test_a_widened_sweep_or_a_table_of_every_run_passes():
+    cfg = copy.deepcopy(BASE)
+    cfg["targets"]["safari2017_table2"]["runs"] = ["lbr@k=7,t=3"]  # its solver, other parameters
+    cfg["targets"]["frontier_sssp"] = {"graphs": ["g"], "runs": ["dijkstra", "bfs"]}  # every run
+    check_config(cfg)
+
+
 def test_the_shipped_configs_pass():
     default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     check_config(default)
@@ -118,6 +125,10 @@ def test_output_paths_stay_below_the_working_directory(key, path):
      "block: '64' is not a number"),
     (lambda c: c["targets"]["safari2017_table2"].update(runs=["lbr@k=2,k=3"]), "twice"),
     (lambda c: c["targets"]["safari2017_table2"].update(graphs=["nope"]), "'nope' is not defined"),
+    # a run its table has no place for would be run, verified and dropped without a word
+    (lambda c: c["targets"]["safari2017_table2"].update(runs=["harish", "dijkstra"]),
+     "targets/safari2017_table2/runs: run 'dijkstra' cannot be shown by target "
+     "safari2017_table2's table (its solvers: harish, lbr, lbr_persistent)"),
     (lambda c: c["graphs"].update(r={"generate": {"kind": "road_grid", "rows": 3, "cols": 3,
                                                   "max_weight": 0}}),
      "graphs/r/generate/max_weight: 0 is less than the minimum of 1"),

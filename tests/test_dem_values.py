@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphrepro.errors import GraphFormatError, InputError
+from graphrepro.errors import ExitCode, GraphFormatError, InputError
 from graphrepro.harness.files import DamagedFile
 from graphrepro.terrain import convert_file, open_zgrid, to_rows
 
@@ -123,7 +123,8 @@ def test_malformed_grid_files_end_in_one_line(tmp_path, name, data, says):
     r = subprocess.run([sys.executable, "-m", "graphrepro", "dem", str(tmp_path / name),
                         "--output", str(tmp_path / "x.zgrid")], capture_output=True, text=True,
                        env=dict(os.environ))
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr
+    assert r.returncode == ExitCode.BAD_DATA, r.stderr
+    assert r.stderr.count("\n") == 1 and says in r.stderr, r.stderr
     assert leftovers(tmp_path) == []
 
 

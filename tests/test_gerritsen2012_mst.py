@@ -100,12 +100,12 @@ def test_solve_on_dem_uses_absolute_differences(tmp_path):
 
 
 def test_solvers_mst_listing_same_format(capsys):
-    assert main(["solvers", "--problem", "mst"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    names = [l.split("\t")[0] for l in lines]
+    assert main(["solvers", "--problem", "mst", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    names = [r["name"] for r in rows]
     assert "kruskal" in names and "gerritsen_io" in names
-    for l in lines:
-        assert len(l.split("\t")) == 4
+    for r in rows:
+        assert set(r) == {"name", "device", "document", "defaults", "description"}
 
 
 def test_mst_refuses_what_a_solver_cannot_represent(tmp_path, capsys):

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphrepro import verify
+from graphrepro.errors import ExitCode
 from graphrepro.graph.csr import CSRGraph
 from graphrepro.harness import RunSpec, draw_sources, measure
 from graphrepro.harness.files import DamagedFile, read_run_table, read_sources
@@ -159,7 +160,8 @@ def test_a_hand_made_cache_that_breaks_csr_is_refused(tmp_path, case, bad):
 
 
 def test_out_of_range_indices_end_in_one_line_not_a_crash(tmp_path):
-    """The process must not die by SIGSEGV: a run on a hand-made cache exits 2 with one line."""
+    """The process must not die by SIGSEGV: a run on a hand-made cache exits with one line, as
+    bad data (4)."""
     path = tmp_path / "evil.npz"
     _save_arrays(path, indptr=np.array([0, 2, 2], dtype=np.int32),
                  indices=np.array([1, 10**9], dtype=np.int32), weights=np.array([1, 1], np.int32),
@@ -169,7 +171,7 @@ def test_out_of_range_indices_end_in_one_line_not_a_crash(tmp_path):
     r = subprocess.run([sys.executable, "-m", "graphrepro", "run", str(path), "--solver",
                         "dijkstra", "--sources", str(sources), "--output", str(tmp_path / "o.csv")],
                        capture_output=True, text=True, env=dict(os.environ))
-    assert r.returncode == 2, r.stderr
+    assert r.returncode == ExitCode.BAD_DATA, r.stderr
     assert r.stderr.count("\n") == 1 and "evil.npz: an arc points at vertex 1000000000" in r.stderr
 
 

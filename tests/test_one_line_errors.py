@@ -1,5 +1,6 @@
-"""Bad input ends in one line on stderr and exit status 2, never a traceback: solver parameters,
-outputs that are directories, permissions, corrupt compressed data, damaged caches."""
+"""Bad input ends in one line on stderr, never a traceback, with its kind's exit status
+(cli/exitcodes.py): 2 for solver parameters, 6 for outputs that are directories and permissions,
+4 for corrupt compressed data and damaged caches."""
 
 import gzip
 import os
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrepro import cli
-from graphrepro.errors import InputError
+from graphrepro.errors import ExitCode, InputError
 from graphrepro.graph.formats import write_dimacs
 from graphrepro.solvers import get_solver, parse_run_id, resolve
 
@@ -22,8 +23,8 @@ def run(*args, cwd=None):
                           capture_output=True, text=True, env=dict(os.environ), cwd=cwd)
 
 
-def one_line(r, says):
-    assert r.returncode == 2, (r.returncode, r.stderr)
+def one_line(r, says, code=ExitCode.USAGE):
+    assert r.returncode == code, (r.returncode, r.stderr)
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     assert says in r.stderr, r.stderr
 
@@ -92,10 +93,12 @@ def test_output_naming_a_directory_is_refused_before_any_work(gr, tmp_path):
 
 
 def test_an_unreadable_or_unwritable_place_is_one_line(gr, tmp_path):
-    one_line(run("convert", gr, "--output", gr / "x.npz"), f"{gr}: ")  # a folder that is a file
+    # a folder that is a file
+    one_line(run("convert", gr, "--output", gr / "x.npz"), f"{gr}: ", ExitCode.FAILED)
     if os.geteuid() != 0:  # root reads everything
         gr.chmod(0)
-        one_line(run("convert", gr, "--output", tmp_path / "x.npz"), "ermission denied")
+        one_line(run("convert", gr, "--output", tmp_path / "x.npz"), "ermission denied",
+                 ExitCode.FAILED)
 
 
 def test_main_turns_any_os_error_into_one_line(monkeypatch, capsys, gr):
@@ -103,7 +106,7 @@ def test_main_turns_any_os_error_into_one_line(monkeypatch, capsys, gr):
         raise PermissionError(13, "Permission denied", "/some/file")
 
     monkeypatch.setattr(cli.graphs, "cmd_convert", boom)
-    assert cli.main(["convert", str(gr), "--output", str(gr.with_suffix(".npz"))]) == 2
+    assert cli.main(["convert", str(gr), "--output", str(gr.with_suffix(".npz"))]) == ExitCode.FAILED
     assert capsys.readouterr().err == "error: /some/file: Permission denied\n"
 
 
@@ -128,9 +131,9 @@ def test_a_corrupt_gzip_graph_is_one_line(tmp_path_factory, frac, flip):
 def test_cli_on_a_damaged_cache_and_dense_descriptor_is_one_line(tmp_path):
     (tmp_path / "g.npz").write_bytes(b"PK\x03\x04" + b"\0" * 40)
     one_line(run("sources", tmp_path / "g.npz", "--count", 1, "--seed", 1, "--output",
-                 tmp_path / "s.json"), "delete it and run again")
+                 tmp_path / "s.json"), "delete it and run again", ExitCode.BAD_DATA)
     with open(tmp_path / "d.npz", "wb") as f:
         np.savez(f, dense_vertices=np.int64(4), density=np.float64(np.nan), max_weight=np.int64(3),
                  seed=np.int64(1), name=np.str_("d"))
     one_line(run("sources", tmp_path / "d.npz", "--count", 1, "--seed", 1, "--output",
-                 tmp_path / "s.json"), "density nan")
+                 tmp_path / "s.json"), "density nan", ExitCode.BAD_DATA)

@@ -63,10 +63,16 @@ def test_each_requirement_once_and_the_envs_without_test_tools():
         assert not test_only & set(_env(name)), f"envs/{name}: {sorted(test_only & set(_env(name)))}"
 
 
+def test_the_private_api_users_are_bounded_to_the_majors_we_test():
+    runtime = dict(_requirement(r) for r in _pyproject()["dependencies"])
+    assert runtime["snakemake"] == ">=9,<10"
+    assert runtime["numba-cuda"].endswith(",<0.31")  # 0.x: each minor may move the internals
+
+
 def test_gpu_extras_name_their_cuda():
     extras = _pyproject()["optional-dependencies"]
     for extra, cuda in (("gpu", "13"), ("gpu-cu12", "12")):
-        assert f"numba-cuda[cu{cuda}]>=0.21.1" in extras[extra]
+        assert f"numba-cuda[cu{cuda}]>=0.21.1,<0.31" in extras[extra]
         assert any(f"cupy-cuda{cuda}x" in r for r in extras[extra])
 
 
@@ -118,3 +124,24 @@ def test_configs_merge_as_snakemake_does():
             paths.append(Path(d) / f"{i}.yaml")
             paths[-1].write_text(yaml.safe_dump(doc))
         assert merge(paths) == {"a": {"x": 1, "l": [3], "y": None}, "b": {"new": 2}, "n": None}
+
+
+def test_the_lock_pins_every_requirement_within_its_bounds_with_hashes():
+    """requirements.lock (pip-compile --generate-hashes, README's first command installs from
+    it): every runtime and test requirement pinned to a version its bound allows, every pin
+    with its sha256s, and no index or machine path in it."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    text = (REPO / "requirements.lock").read_text()
+    pins = {canonicalize_name(m[1]): m[2]
+            for m in re.finditer(r"^([A-Za-z0-9_.-]+)==(\S+) \\$", text, re.M)}
+    blocks = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", text)[1:]
+    assert len(blocks) == len(pins) and all("--hash=sha256:" in b for b in blocks)
+    assert "--index-url" not in text and "--find-links" not in text and "file://" not in text
+    project = _pyproject()
+    for line in project["dependencies"] + project["optional-dependencies"]["test"]:
+        req = Requirement(line)
+        name = canonicalize_name(req.name)
+        assert name in pins, f"requirements.lock lacks {req.name}"
+        assert req.specifier.contains(pins[name], prereleases=True), (line, pins[name])

@@ -143,7 +143,7 @@ graphs:
     generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
 {shards}
 targets:
-  safari2017_table2: {{graphs: [road_6x6], runs: [dijkstra, harish]}}
+  safari2017_table2: {{graphs: [road_6x6], runs: [harish]}}
   safari2017_fig4: {{graphs: [road_6x6], runs: [harish, "harish@threads_per_block=64"],
                     interleave: [harish, "harish@threads_per_block=64"]}}
 """
@@ -163,8 +163,9 @@ targets:
             capture_output=True, text=True, env=env, timeout=600)
         assert result.returncode == 0, result.stderr[-4000:]
         tables[name] = {p.stem: pd.read_csv(p) for p in (work / "results" / "runs" / "road_6x6").glob("*.csv")}
+    # (GPU runs only: without the gpu-host profile a CPU timing on a host of two GPUs refuses)
     assert sorted(tables["whole"]) == sorted(tables["sharded"]) == [
-        "dijkstra", "harish", "harish@threads_per_block=64"]
+        "harish", "harish@threads_per_block=64"]
     for run, whole in tables["whole"].items():
         # timings, and improving atomics: which of two racing atomicMins lands first is up to
         # the scheduler (real threads here in the simulator, warps on a GPU)
@@ -184,3 +185,63 @@ targets:
     for run in ("harish", "harish@threads_per_block=64"):  # timed interleaved, shard by shard
         assert {p.name for p in shard_dir.glob(f"{run}.?.csv")} == {f"{run}.0.csv", f"{run}.1.csv"}
         assert set(tables["sharded"][run]["interleaved"]) == {"harish|harish@threads_per_block=64"}
+
+
+# ---- placement from the profile, whatever --config says (issue 56 item 1) --------------------
+
+REPO = SRC.parent
+GPU_HOST = REPO / "workflow" / "profiles" / "gpu-host"
+
+
+def test_the_profiles_host_settings_are_read_from_its_own_file(tmp_path):
+    argv = ["-n", "--workflow-profile", "workflow/profiles/gpu-host", "--config", "seed=1"]
+    # found from the shell's directory although `-d` moved snakemake elsewhere
+    assert placement.profile_host_settings(argv, [tmp_path], env={"PWD": str(REPO)}) == {
+        "host_gpus": "auto"}
+    assert placement.profile_host_settings([f"--workflow-profile={GPU_HOST}"], []) == {
+        "host_gpus": "auto"}
+    # snakemake's own lookup: a name under profiles/ beside the Snakefile
+    assert placement.profile_host_settings(["--workflow-profile", "gpu-host"], [REPO],
+                                           env={}) == {"host_gpus": "auto"}
+    assert placement.profile_host_settings(["--workflow-profile", "none"], [REPO], env={}) == {}
+    assert placement.profile_host_settings(["-n"], [REPO], env={}) == {}
+    with pytest.raises(InputError, match="workflow profile nowhere: no config.yaml found"):
+        placement.profile_host_settings(["--workflow-profile", "nowhere"], [tmp_path], env={})
+    # a global profile from the user's snakemake folder, read as snakemake reads it (the
+    # config.vN+.yaml of the highest N), then the workflow profile over it
+    mine = tmp_path / "xdg" / "snakemake" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "config.yaml").write_text("config: [host_gpus=1]\n")
+    (mine / "config.v8+.yaml").write_text("config: [host_gpus=2, host_cpu_slots=3, seed=4]\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "SNAKEMAKE_PROFILE": "mine"}
+    assert placement.profile_host_settings([], [REPO], env=env) == {"host_gpus": 2,
+                                                                   "host_cpu_slots": 3}
+    assert placement.profile_host_settings(["--workflow-profile", str(GPU_HOST)], [REPO],
+                                           env=env) == {"host_gpus": "auto", "host_cpu_slots": 3}
+    # one snakemake finds where this does not look is left to snakemake
+    assert placement.profile_host_settings(["--profile", "elsewhere"], [tmp_path], env={}) == {}
+
+
+def _bench_cpu_dry_run(tmp_path, *args, gpus="0,1"):
+    env = {**os.environ, "PYTHONPATH": str(SRC), "GRAPHREPRO_GPUS": gpus}
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),
+         "-n", "-p", "bench_cpu", "--cores", "4", "--quiet", "progress", *args],
+        capture_output=True, text=True, timeout=600, env=env, cwd=REPO)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.slow  # three dry runs, ~15 s each on 2 busy cores
+def test_a_config_on_the_command_line_keeps_the_profiles_placement(tmp_path):
+    pinned = "env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=1 GRAPHREPRO_GPUS= CUDA_VISIBLE_DEVICES= "
+    for extra in ([], ["--config", "seed=1"]):
+        rc, text = _bench_cpu_dry_run(tmp_path, "--workflow-profile", str(GPU_HOST), *extra)
+        assert rc == 0, text[-3000:]
+        runs = [ln.split("Shell command:")[-1].strip() for ln in text.splitlines()
+                if " -m graphrepro run " in ln]
+        assert runs and all(run.startswith(pinned) for run in runs), (extra, runs[:3])
+    # the same host without the profile: its timed jobs refuse, in one line saying why
+    rc, text = _bench_cpu_dry_run(tmp_path, "--config", "seed=1")
+    assert rc != 0
+    said = [ln.strip() for ln in text.splitlines() if "refused:" in ln]
+    assert said == [placement.unplaced_refusal(2)], text[-3000:]

@@ -181,7 +181,7 @@ def test_fig3_has_speedups_and_why(runs, stats):
     assert float(ledger.loc["f3.calnev", "ours"]) == pytest.approx(row["speedup LBR / Harish"],
                                                                    rel=1e-3)
     assert ledger.loc["f3.times", "verdict"] == "not testable here"
-    assert "3.355-3.365" in summary(rows.astype(str))
+    assert "3.055-3.696" in summary(rows.astype(str))  # 3.36x, one 10% tolerance (claims/bands.py)
 
 
 def test_fig4_judges_depth_and_vertices_per_thread_in_the_ledger(grid, stats):
@@ -233,7 +233,7 @@ def test_calibration_refuses_a_degenerate_minimum(tmp_path, runs):
     harish = runs[runs["solver"] == "harish"].copy()
     first = harish["source"].iloc[0]
     harish.loc[harish["source"] == first, "iterations"] = 1  # a source that reaches 2 vertices
-    harish = pd.concat([harish] + [harish[harish["source"] != first].assign(source=-i)
+    harish = pd.concat([harish] + [harish[harish["source"] != first].assign(source=100_000 + i)
                                    for i in range(1, 4)])
     path = tmp_path / "harish.csv"
     harish.to_csv(path, index=False)
@@ -266,3 +266,4 @@ def test_persistent_worklist_overflowing_the_shared_stage_stays_exact(monkeypatc
     graph = GRAPHS["random"]()
     for source in draw_sources(graph, 2, seed=12):
         solve(graph, "lbr_persistent@k=1,t=1", int(source))
+

@@ -22,7 +22,9 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slurm
+# the module's fixture runs the whole workflow through SLURM (up to 30 min): past the default
+# per-test timeout (pyproject)
+pytestmark = [pytest.mark.slurm, pytest.mark.timeout(3600)]
 
 
 def _cluster_up() -> str | None:

@@ -263,6 +263,7 @@ def test_retabulate_complete_writes_the_runs_record_beside_its_ledger(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # its workflow may take up to 20 min (the default timeout)
 def test_a_small_run_of_every_kind_of_table_is_one_whole_run(tmp_path):
     """The workflow on the default config's gerritsen2012 grids, named: every kind of table a
     reference run reads (run files aside: tests/test_workflow.py) comes with the record that

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from .bounded import load_json
-from .errors import InputError
+from .errors import DeviceUnavailable, ExitCode
 from .placement import process_age_s
 
 _CONNECT_WAIT_S = 120.0  # a worker's start: imports, CUDA context (it answers once bound)
@@ -73,7 +73,7 @@ def _connect(device: str, sock_path: Path) -> socket.socket:
         if s is not None:
             return s
         time.sleep(0.05)
-    raise InputError(f"the worker for GPU {device} did not start in {_CONNECT_WAIT_S:.0f} s "
+    raise DeviceUnavailable(f"the worker for GPU {device} did not start in {_CONNECT_WAIT_S:.0f} s "
                      f"(its log: {sock_path.with_suffix('.log')})")
 
 
@@ -126,7 +126,7 @@ def submit(argv: list[str]) -> int:
                 return int(msg["rc"])
     print(f"error: the worker for GPU {device} ended before the job did (its log: "
           f"{sock_path.with_suffix('.log')})", file=sys.stderr)
-    return 3
+    return int(ExitCode.UNAVAILABLE)
 
 
 RESUMABLE_MIN_S = 60.0  # start-up, compiling the steps, and some work before the deadline
@@ -181,9 +181,9 @@ def run_from_main(argv: list[str]) -> int | None:
     if output is None:
         return None
     if past_deadline(output):
-        return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+        return int(ExitCode.NOT_STARTED)  # nothing written; the next call runs it
     try:
         return submit(argv)
-    except (InputError, RuntimeError) as e:  # no worker came up; no GPU came free
+    except (DeviceUnavailable, RuntimeError) as e:  # no worker came up; no GPU came free
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(ExitCode.UNAVAILABLE)

@@ -97,7 +97,10 @@ def semantic_errors(config: dict) -> list[str]:
                        for e in settings_errors(target.replace("gerritsen2012_", ""),
                                                 cfg["settings"] or {})]
         for run in cfg.get("runs") or []:
-            errors += [f"targets/{target}/runs: {e}" for e in run_id_errors(run)]
+            bad = run_id_errors(run)
+            errors += [f"targets/{target}/runs: {e}" for e in bad]
+            if not bad and (why := unshowable(target, run)):
+                errors.append(f"targets/{target}/runs: {why}")
     g12 = config.get("gerritsen2012_mst") or {}
     if g12:
         from .solvers.gerritsen2012.mst_measure import VARIANTS
@@ -133,6 +136,21 @@ def run_id_errors(run_id: str) -> list[str]:
     except InputError as e:
         return [str(e)]
     return []
+
+
+def unshowable(target: str, run_id: str) -> str | None:
+    """Why ``target``'s table cannot show ``run_id`` (it would be run, verified and dropped from
+    the table without a word), or None."""
+    from .experiments import all_targets
+
+    t = next((t for t in all_targets() if t.name == target), None)
+    if t is None or not t.cannot_show(run_id):
+        return None
+    from .solvers import parse_run_id
+
+    shown = sorted({parse_run_id(r)[0] for r in t.solvers} | set(t.also_shows))
+    return (f"run {run_id!r} cannot be shown by target {target}'s table (its solvers: "
+            f"{', '.join(shown)}); it would be run and left out of the table")
 
 
 def settings_errors(table: str, settings: dict) -> list[str]:

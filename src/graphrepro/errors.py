@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import lzma
 import os
 import struct
@@ -15,6 +16,22 @@ import zlib
 NUMPY_LOAD_ERRORS = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error,
                      lzma.LZMAError, struct.error, RuntimeError, MemoryError, OverflowError,
                      SyntaxError, tokenize.TokenError)
+
+
+class ExitCode(enum.IntEnum):
+    """`python -m graphrepro`'s exit statuses; cli/exitcodes.py says which error exits with which
+    (here, below everything, so that the light GPU client answers with the same numbers)."""
+
+    OK = 0
+    BUG = 1  # an unexpected error, with its traceback
+    USAGE = 2  # argparse's own code for a bad flag
+    UNAVAILABLE = 3
+    BAD_DATA = 4
+    WRONG_ANSWER = 5
+    FAILED = 6
+    NOT_STARTED = 75  # EX_TEMPFAIL of sysexits.h: try again later
+    INTERRUPTED = 130  # 128 + SIGINT
+    TERMINATED = 143  # 128 + SIGTERM
 
 
 class GraphreproError(Exception):

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from . import atomic
+from .errors import InputError
 
 _held: dict = {}  # the lock file kept open for the life of the process, and what it chose
 
@@ -244,3 +246,73 @@ def process_age_s() -> float | None:
         return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
+
+
+# ---- the placement a workflow profile asks for, whatever --config says ------------------------
+# Snakemake's command line replaces a profile's `config:` list whole, so `--config seed=1` used
+# to drop the gpu-host profile's `host_gpus=auto` and with it every pin and binding, silently.
+# The workflow reads the profile's own file instead (data: its `config:` entries named host_*).
+
+def _profiles_named(argv, env) -> list[tuple[str, bool]]:
+    """(profile, is it a workflow profile) for each profile on snakemake's command line (or in
+    SNAKEMAKE_PROFILE), in the order snakemake applies them."""
+    found, given = [], set()
+    for i, arg in enumerate(argv):
+        flag, eq, value = arg.partition("=")
+        if flag in ("--workflow-profile", "--profile"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            given.add(flag)
+            found.append((value, flag == "--workflow-profile"))
+    if "--profile" not in given and env.get("SNAKEMAKE_PROFILE"):
+        found.insert(0, (env["SNAKEMAKE_PROFILE"], False))
+    return [(p, wf) for p, wf in found if p and p != "none"]
+
+
+_PROFILE_FILE = re.compile(r"(?:profile|config)(?:\.v(\d+)\+)?\.yaml")
+
+
+def _profile_file(folder: Path) -> Path | None:
+    """The file snakemake reads in a profile folder: config.yaml (or profile.yaml), or the
+    config.vN+.yaml of the highest N."""
+    if folder.is_file():
+        return folder
+    files = [(int(m[1] or 0), f) for f in (folder.iterdir() if folder.is_dir() else ())
+             if (m := _PROFILE_FILE.fullmatch(f.name))]
+    return max(files)[1] if files else None
+
+
+def profile_host_settings(argv, roots, env=None) -> dict:
+    """The host_* settings of the profiles on snakemake's command line ``argv``, each found as
+    snakemake finds it (a path from the shell's directory, profiles/NAME under one of ``roots``,
+    or a user's or the site's snakemake config folder), later ones winning: {} where none names
+    any. A key given with --config still wins over these (the caller's)."""
+    import yaml
+
+    env = os.environ if env is None else env
+    config_home = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    settings = {}
+    for name, workflow_profile in _profiles_named(argv, env):
+        # snakemake found it before `-d` moved the working directory: the shell's PWD first
+        bases = [Path(b) for b in (env.get("PWD"), *roots) if b]
+        candidates = ([b / name for b in bases] + [b / "profiles" / name for b in bases]
+                      + [config_home / "snakemake" / name, Path("/etc/xdg/snakemake") / name])
+        path = next((f for c in candidates if (f := _profile_file(c)) is not None), None)
+        if path is None:
+            if workflow_profile:  # unread, its placement would be lost without a word
+                raise InputError(f"workflow profile {name}: no config.yaml found from "
+                                 f"{', '.join(map(str, bases))} (name it by an absolute path)")
+            continue  # a user's global profile somewhere snakemake looks and this does not
+        entries = (yaml.safe_load(path.read_text()) or {}).get("config") or []
+        for entry in entries if isinstance(entries, list) else []:
+            key, eq, value = str(entry).partition("=")
+            if eq and key.strip().startswith("host_"):
+                settings[key.strip()] = yaml.safe_load(value)
+    return settings
+
+
+def unplaced_refusal(devices: int) -> str:
+    """Why a CPU-timed job does not start on a host of ``devices`` GPUs without the host's
+    placement (a GPU-timed one binds itself to a free device: bind_gpu)."""
+    return (f"refused: this host has {devices} GPUs and no placement, so a CPU timing would run "
+            "unpinned, beside other jobs and seeing the GPUs; run with --workflow-profile "
+            "workflow/profiles/gpu-host (or --config host_gpus=auto)")

@@ -161,8 +161,9 @@ for _name in config["targets"]:
 # ---- Where jobs run and what they ask for (README "On a SLURM cluster") ----------------------
 # `timing` tokens keep timed jobs apart: a GPU-timed job holds one token and one `gpu`, a
 # CPU-timed job holds every token. The default profile gives one token (one timed job at a time on
-# this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, one per GPU, each
-# bound to its own device (graphrepro/placement.py), while a CPU-timed job still runs alone.
+# this machine); `--resources gpu=N timing=N` lets N GPU-timed jobs run at once, each bound to its
+# own device (graphrepro/placement.py). Several GPUs of one host take the gpu-host profile's
+# placement (below): without it the CPU timings refuse to start, as they would run unpinned.
 # The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
 # cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
 # timed_gpu), and a group job runs its steps one at a time.
@@ -210,22 +211,33 @@ def graph_mem_mb(name, factor=1.0):
 # GPU count from --resources gpu=N, else host_gpus, else every GPU found), the CPU-timed baselines
 # one at a time on cores kept for them (`cpu_timed`), and everything untimed on the other cores.
 # The split reaches every job through the environment (graphrepro.placement.pin_cpus).
-HOST = config.get("host_gpus") is not None and not SUBMITTED
+# The profile's host_* settings are read from its own file, so a `--config` on the command line
+# (which replaces the profile's `config:` list) cannot drop them; a host_* key given there wins.
+from graphrepro.placement import candidate_devices, profile_host_settings
+
+try:
+    HOST_SETTINGS = {**profile_host_settings(sys.argv[1:], [os.getcwd(), workflow.basedir]),
+                     **{k: v for k, v in config.items() if k.startswith("host_")}}
+except InputError as e:
+    raise WorkflowError(str(e)) from None
+HOST = HOST_SETTINGS.get("host_gpus") is not None and not SUBMITTED
 HOST_GPUS = HOST_TIMED_CPUS = HOST_UNTIMED_CPUS = None
 HOST_CPU_SLOTS = 1  # one-core CPU timings side by side (host_cpu_slots)
+# a host of several GPUs that is not placed refuses its CPU timings (pin_words)
+UNPLACED_GPUS = 0 if HOST or SUBMITTED else len(candidate_devices())
 if HOST:
-    from graphrepro.placement import (candidate_devices, export_host_split, host_resources,
-                                      split_cores)
+    from graphrepro.placement import export_host_split, host_resources, split_cores
 
     _given = workflow.global_resources.get("gpu")
     _given = getattr(_given, "value", _given)
-    HOST_GPUS = int(_given or (config["host_gpus"] if config["host_gpus"] != "auto"
-                               else len(candidate_devices())) or 0)
+    _auto = HOST_SETTINGS["host_gpus"] == "auto"
+    HOST_GPUS = int(_given or (len(candidate_devices()) if _auto else HOST_SETTINGS["host_gpus"])
+                    or 0)
     _cpus = sorted(os.sched_getaffinity(0))[:max(workflow.cores, 2)]
-    _timed = config.get("host_timed_cores", "auto")
+    _timed = HOST_SETTINGS.get("host_timed_cores", "auto")
     _timed = max(1, min(16, len(_cpus) // 4)) if _timed == "auto" else int(_timed)
     HOST_TIMED_CPUS, HOST_UNTIMED_CPUS = split_cores(_cpus, _timed)
-    HOST_CPU_SLOTS = int(config.get("host_cpu_slots", 1))
+    HOST_CPU_SLOTS = int(HOST_SETTINGS.get("host_cpu_slots", 1))
     if HOST_CPU_SLOTS > len(HOST_TIMED_CPUS):
         raise ValueError(f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
                          "kept for CPU timings (host_timed_cores): at most one slot a core")
@@ -241,9 +253,14 @@ def pin_words(device):
     numba threads as there are of them (recorded in its provenance), or, with host_cpu_slots > 1,
     a one-core timing ("cpu1") on a slot core of its own with one thread; a GPU-timed run handed
     to its GPU's worker (start-up once per GPU, not per run file; `host_worker: false` to not);
-    nothing elsewhere."""
+    nothing elsewhere; on a host of several GPUs without placement, a refusal for a CPU timing
+    (a GPU-timed job binds itself to one free device: placement.bind_gpu)."""
+    if UNPLACED_GPUS > 1 and "cpu" in device:
+        from graphrepro.placement import unplaced_refusal
+
+        raise WorkflowError(unplaced_refusal(UNPLACED_GPUS))
     if HOST and device == "gpu":  # handed to the GPU's worker process (cli/worker.py)
-        return ["env", "GRAPHREPRO_WORKER=1"] if config.get("host_worker", True) else []
+        return ["env", "GRAPHREPRO_WORKER=1"] if HOST_SETTINGS.get("host_worker", True) else []
     if not HOST or "cpu" not in device:
         return []
     # a CPU-only job sees no GPU: it must not open a context on (or lock) a GPU being timed
@@ -260,10 +277,9 @@ def start_host_workers(jobs):
     """On a GPU host, each GPU's worker starts with the run (interpreter, imports, CUDA
     context: seconds), while graphs and references are made, not in the first run's time on
     that GPU; a worker already there (or starting) stays the only one."""
-    if not HOST or not config.get("host_worker", True):
+    if not HOST or not HOST_SETTINGS.get("host_worker", True):
         return
     from graphrepro.client import start_worker
-    from graphrepro.placement import candidate_devices
 
     if any(j.resources.get("gpu", 0) for j in jobs):
         HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]

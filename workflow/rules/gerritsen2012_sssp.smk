@@ -19,7 +19,7 @@ rule gerritsen2012_sssp_bench:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     params:
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
-        py=[*pin_words("cpu+gpu"), *PY],
+        py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         table=lambda w: w.name.replace("gerritsen2012_", ""),
         settings=lambda w: json.dumps(config["targets"][w.name].get("settings") or {}),
         # scratch (G', windows of the grid), removed once the table is made; no declared output:

@@ -38,6 +38,8 @@ rule convert_graph:
     params:
         py=PY,
         reweight=lambda w: reweight_args(graph_config(w.graph)),
+        # a generated graph is synthetic; a user's file gets an origin record naming it
+        generated=lambda w: ["--generated"] if "generate" in graph_config(w.graph) else [],
     resources:
         mem_mb=lambda w: graph_mem_mb(w.graph, 2.0),  # text in, arrays out
         runtime=10,
@@ -50,7 +52,7 @@ rule convert_graph:
         CONDA_ENV
     shell:
         "{params.py:q} -m graphrepro convert {input:q} --name {wildcards.graph:q} "
-        "{params.reweight:q} --output {output:q} 2> {log:q}"
+        "{params.reweight:q} {params.generated:q} --output {output:q} 2> {log:q}"
 
 
 rule draw_sources:

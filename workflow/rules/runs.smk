@@ -139,7 +139,7 @@ for _n, (_graph, _ids, _shard) in enumerate(
             tables=interleaved_files(_graph, _ids, _shard, ".csv"),
             provenance=interleaved_files(_graph, _ids, _shard, ".provenance.json"),
         params:
-            py=[*pin_words(timed_device(*_ids)), *PY],  # as run_solver's
+            py=lambda w, ids=_ids: [*pin_words(timed_device(*ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
             first=_ids[0],

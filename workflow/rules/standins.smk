@@ -60,7 +60,7 @@ rule terrain_blocks_sssp:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
-        py=[*pin_words("cpu+gpu"), *PY],
+        py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         settings=json.dumps(TC.get("sssp") or {}),
         # scratch, removed by the command once the table is made (no declared output, as in
         # gerritsen2012_sssp_bench)

@@ -11,38 +11,76 @@ import threading
 from pathlib import Path
 
 from ..credentials import strip_credentials
-from ..errors import GraphreproError, InputError, interrupt_in
+from ..errors import ExitCode, GraphreproError, InputError, interrupt_in
 from . import experiments, graphs, native, report, runs, solve, terrain, worker
 from .common import load_graph
+from .exitcodes import epilog, exit_code
 
 __all__ = ["build_parser", "load_graph", "main"]
 
-# `--help` lists the commands in this order, older than the families, so it is kept by hand.
-_COMMANDS = (
-    solve.add_solve, solve.add_solvers, solve.add_mst,
-    terrain.add_mst_blocks, terrain.add_mst_block_refs, terrain.add_mst_grid_reference,
-    terrain.add_merge_blocks, terrain.add_mst_io,
-    native.add_build_native, native.add_build_peers, native.add_launch_floor,
-    experiments.add_targets, experiments.add_rerun,
-    graphs.add_generate, graphs.add_dense, graphs.add_convert, graphs.add_datasets,
-    graphs.add_fetch, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,
-    terrain.add_terrain_compare, terrain.add_dem, terrain.add_dem_standin,
-    runs.add_sources, runs.add_run, runs.add_merge_runs, runs.add_calibrate, runs.add_transfers,
-    experiments.add_compare,
-    report.add_report, report.add_claims,
-    experiments.add_retabulate,
-    terrain.add_io_sssp, terrain.add_sssp_experiment,
+# `--help` lists the commands a user types first, then the workflow's steps (each rule of the
+# Snakefile runs one; every one also runs by hand), each group in this order.
+_STUDY = (
+    experiments.add_targets, experiments.add_rerun, report.add_claims, runs.add_plan,
+    experiments.add_retabulate, report.add_report,
+    solve.add_solve, solve.add_solvers, solve.add_mst, terrain.add_io_sssp,
+    graphs.add_datasets, graphs.add_fetch, graphs.add_generate, graphs.add_convert,
+    terrain.add_dem, native.add_build_native, native.add_build_peers, native.add_launch_floor,
     report.add_provenance,
-    runs.add_plan, worker.add_worker,
 )
+_STEPS = (
+    graphs.add_dense, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,
+    terrain.add_dem_standin, runs.add_sources, runs.add_run, runs.add_merge_runs,
+    runs.add_calibrate, runs.add_transfers, experiments.add_compare,
+    terrain.add_mst_blocks, terrain.add_mst_block_refs, terrain.add_mst_grid_reference,
+    terrain.add_merge_blocks, terrain.add_mst_io, terrain.add_terrain_compare,
+    terrain.add_sssp_experiment, worker.add_worker,
+)
+GROUPS = (("study commands", _STUDY),
+          ("workflow steps (the Snakefile's rules run these; each also runs by hand)", _STEPS))
+
+
+class _Listed:
+    """The subcommands' action, keeping each command's one-line help for the grouped listing
+    (argparse lists subcommands in one flat group); the line is also the command's own
+    description, so `COMMAND --help` says it."""
+
+    def __init__(self, sub):
+        self.sub, self.helps = sub, {}
+
+    def add_parser(self, name, **kwargs):
+        self.helps[name] = kwargs.pop("help", "")
+        kwargs.setdefault("description", self.helps[name])
+        return self.sub.add_parser(name, **kwargs)
+
+
+def _listing(title: str, helps: dict) -> str:
+    import textwrap
+
+    width = max(map(len, helps)) + 2
+    lines = [f"{title}:"]
+    for name, text in helps.items():
+        wrapped = textwrap.wrap(text, 96 - width - 2) or [""]
+        lines.append(f"  {name.ljust(width)}{wrapped[0]}")
+        lines += [" " * (width + 2) + more for more in wrapped[1:]]
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
     p = argparse.ArgumentParser(prog="python -m graphrepro",
-                                description="Reproduce published GPU graph-algorithm results.")
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"graphrepro {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in _COMMANDS:
-        add(sub)
+    listings = []
+    for title, adds in GROUPS:
+        listed = _Listed(sub)
+        for add in adds:
+            add(listed)
+        listings.append(_listing(title, listed.helps))
+    p.description = "\n\n".join(["Reproduce published GPU graph-algorithm results.", *listings])
+    p.epilog = epilog()
     return p
 
 
@@ -107,30 +145,30 @@ def _main(argv) -> int:
             # a resumable job (mst-io --work-dir, Table 5.7) starts whenever a minimum of the
             # call is left
             if client.past_deadline(args.output, resumable=_resumable(args)):
-                return 75  # EX_TEMPFAIL: not started, nothing written; the next call runs it
+                return int(ExitCode.NOT_STARTED)  # nothing written; the next call runs it
             # a run is handed to this GPU's worker (`__main__` does it sooner)
             if args.command == "run" and client.enabled():
                 return client.submit(sys.argv[1:] if argv is None else list(argv))
         return args.func(args)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except OSError as e:  # permissions, a full disk, a directory where a file goes: one line
         where = f"{e.filename}: " if e.filename else ""
         print(f"error: {where}{e.strerror or e}", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except (zlib.error, EOFError) as e:
         print(f"error: corrupt or truncated compressed data ({e})", file=sys.stderr)
-        return 2
-    except MemoryError:
+        return exit_code(e)
+    except MemoryError as e:
         print("error: out of host memory (the graph is too large for this machine)", file=sys.stderr)
-        return 2
+        return exit_code(e)
     except KeyboardInterrupt as e:
         return _interrupted(e)
     except Exception as e:  # a CUDA error deserves one clear line too, not a driver traceback
         if type(e).__module__.startswith(("numba.cuda", "numba_cuda")):
             print(f"error: CUDA: {e}", file=sys.stderr)
-            return 3
+            return int(ExitCode.UNAVAILABLE)
         if (interrupt := interrupt_in(e)) is not None:
             return _interrupted(interrupt)
         raise

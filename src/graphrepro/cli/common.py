@@ -3,8 +3,33 @@ the arguments every graph or dataset command takes."""
 
 from __future__ import annotations
 
+import csv
+import json
+import sys
 
 from ..errors import InputError
+
+FORMATS = ("table", "csv", "json")
+
+
+def format_arg(sp) -> None:
+    sp.add_argument("--format", choices=FORMATS, default="table",
+                    help="table (aligned, with a header; the default), csv or json")
+
+
+def print_rows(rows: list[dict], columns: list[str], fmt: str = "table") -> None:
+    """A listing on standard output: an aligned table under a header, CSV, or a JSON list."""
+    if fmt == "json":
+        print(json.dumps([{c: r[c] for c in columns} for r in rows], indent=1))
+    elif fmt == "csv":
+        out = csv.DictWriter(sys.stdout, columns, extrasaction="ignore", lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+    else:
+        widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
+        print("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
+        for r in rows:
+            print("  ".join(str(r[c]).ljust(widths[c]) for c in columns).rstrip())
 
 
 def _params(pairs: list[str] | None) -> dict:

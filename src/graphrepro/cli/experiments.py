@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import InputError
-from .common import _merged_config
+from .common import _merged_config, format_arg, print_rows
 
 
 def cmd_targets(args) -> int:
@@ -18,17 +18,20 @@ def cmd_targets(args) -> int:
 
     config = configs.load(args.configfile)
     mine = (config.get("targets") or {})
-    elsewhere = []
+    here, elsewhere = [], []
     for t in sorted(all_targets(), key=lambda t: not t.ready):
-        if t.ready and t.name not in mine:
-            elsewhere.append(t)
+        row = {"name": t.name, "document": t.document, "item": t.item,
+               "description": t.description, "status": ""}
+        if t.ready and t.name not in mine:  # no rule on this config: say which config has one
+            where = configs.configs_with(t.name)
+            row["status"] = ("not in this config; " + (f"run with --configfile {' or '.join(where)}"
+                                                       if where else "in no config file"))
+            elsewhere.append(row)
         elif t.ready or args.all:
-            state = "" if t.ready else f"  (planned: issue {t.planned})"
-            print(f"{t.name}\t{t.document} {t.item}: {t.description}{state}")
-    for t in elsewhere:  # no rule on this config: say which config has one
-        where = configs.configs_with(t.name)
-        print(f"{t.name}\t{t.document} {t.item}: not in this config; "
-              + (f"run with --configfile {' or '.join(where)}" if where else "in no config file"))
+            row["status"] = "" if t.ready else f"planned: issue {t.planned}"
+            here.append(row)
+    print_rows(here + elsewhere, ["name", "document", "item", "status", "description"],
+               args.format)
     if not args.all:
         print("(--all also lists the tables and figures whose reproduction is still planned)",
               file=sys.stderr)
@@ -41,6 +44,7 @@ def add_targets(sub) -> None:
     sp.add_argument("--configfile", nargs="*", default=[],
                     help="config files over the default, as given to snakemake (targets not in "
                          "the result are listed last, with the config that has them)")
+    format_arg(sp)
     sp.set_defaults(func=cmd_targets)
 
 

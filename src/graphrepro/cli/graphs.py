@@ -8,7 +8,9 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import GraphreproError, InputError
-from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph)
+from .common import (_fetched, _mirrors, data_args, fetched_arg, graph_args, load_graph,
+                     print_rows)
+from .exitcodes import exit_code
 
 FAMILY_KINDS = ("sparse", "general", "almost_complete")  # graph.families.FAMILIES, without numpy
 
@@ -111,11 +113,16 @@ def cmd_convert(args) -> int:
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     graph.save(out)
-    if args.reweight:
-        from ..datasets import origin_path, write_origin
+    from ..datasets import origin_path, write_origin
+    from ..datasets.origin import file_origin
 
-        write_origin(origin_path(out), {"kind": "file", "file": str(args.graph),
-                                        "reweight": _reweight_record(args.reweight)})
+    if args.generated:  # the config's generator made it: no record, and tables say synthetic
+        origin_path(out).unlink(missing_ok=True)
+    else:
+        origin = file_origin(args.graph, args.format)
+        if args.reweight:
+            origin["reweight"] = _reweight_record(args.reweight)
+        write_origin(origin_path(out), origin)
     stats = degree_stats(graph)
     print(f"{out}: " + ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
                                  for k, v in stats.items()), file=sys.stderr)
@@ -127,14 +134,11 @@ def add_convert(sub) -> None:
     graph_args(sp)
     reweight_arg(sp)
     sp.add_argument("--output", required=True)
+    sp.add_argument("--generated", action="store_true",
+                    help="the file was made by `generate` (the workflow's config generator): "
+                         "write no origin record (else OUTPUT's .origin.json names the file, its "
+                         "sha256 and format, and tables say 'your file NAME')")
     sp.set_defaults(func=cmd_convert)
-
-
-def _print_table(rows: list[dict], columns: list[str]) -> None:
-    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
-    for r in rows:
-        print("  ".join(str(r[c]).ljust(widths[c]) for c in columns).rstrip())
 
 
 def cmd_datasets(args) -> int:
@@ -144,7 +148,7 @@ def cmd_datasets(args) -> int:
 
     mirrors = _mirrors(args)
     rows = list_datasets(args.data, registry=args.registry, mirrors=mirrors)
-    _print_table(rows, ["key", "name", "documents", "format", "source", "size", "state"])
+    print_rows(rows, ["key", "name", "documents", "format", "source", "size", "state"])
     dirs = ", ".join(str(d) for d in mirror_dirs(mirrors)) or "none"
     print(f"(files under {args.data}; offline mirrors: {dirs}; `python -m graphrepro fetch KEY` "
           f"downloads one)", file=sys.stderr)
@@ -178,8 +182,8 @@ def cmd_fetch(args) -> int:
             print(f"{key}: {path} sha256 {digest}", file=sys.stderr)
         except GraphreproError as e:
             print(f"error: {key}: {e}", file=sys.stderr)
-            failed.append(key)
-    return 2 if failed else 0
+            failed.append(exit_code(e))
+    return failed[0] if failed else 0  # the first failure's kind (cli/exitcodes.py)
 
 
 def add_fetch(sub) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import atomic
-from .common import _params, graph_args, load_graph
+from .common import _params, format_arg, graph_args, load_graph, print_rows
 
 
 def cmd_solve(args) -> int:
@@ -25,7 +25,15 @@ def cmd_solve(args) -> int:
     dist = result.distances
     text = np.where(dist == INF, "inf", dist.astype(str))
     lines = "\n".join(f"{label} {d}" for label, d in zip(graph.all_labels().tolist(), text.tolist()))
-    atomic.write_text(Path(args.output), lines + "\n")
+    if args.output == "-":
+        sys.stdout.write(lines + "\n")
+    else:
+        from ..datasets import origin_path, write_origin
+        from ..datasets.origin import input_origin
+
+        atomic.write_text(Path(args.output), lines + "\n")
+        # which file (path, sha256, format) these distances are of, beside them
+        write_origin(origin_path(args.output), input_origin(args.graph, args.format))
     reached = int(np.count_nonzero(dist != INF))
     print(f"{spec.name}: {graph.num_vertices} vertices, {reached} reached from {args.source}, "
           f"solve {result.solve_ms:.3f} ms" + ("" if args.no_verify else ", verified"),
@@ -39,7 +47,9 @@ def add_solve(sub) -> None:
     sp.add_argument("--solver", default="dijkstra",
                     help="a name from `graphrepro solvers`, optionally with parameters: lbr@k=4,t=2")
     sp.add_argument("--source", type=int, required=True, help="source vertex, in the file's numbering")
-    sp.add_argument("--output", required=True, help="'vertex distance' per line, 'inf' if unreachable")
+    sp.add_argument("--output", required=True,
+                    help="'vertex distance' per line, 'inf' if unreachable; '-' for standard "
+                         "output (else OUTPUT.origin.json names the graph file, sha256, format)")
     sp.add_argument("--param", action="append", metavar="KEY=VALUE", help="solver parameter")
     sp.add_argument("--no-verify", action="store_true", help="skip the check against the reference")
     sp.set_defaults(func=cmd_solve)
@@ -54,16 +64,19 @@ def cmd_solvers(args) -> int:
         specs = all_mst_solvers()
     else:
         specs = all_solvers()
-    for s in specs:  # one line format for both problems
-        defaults = " ".join(f"{k}={v}" for k, v in s.defaults.items())
-        print(f"{s.name}\t{s.device}\t{s.document}\t{s.description}" + (f" [{defaults}]" if defaults else ""))
+    rows = [{"name": s.name, "device": s.device, "document": s.document,
+             "description": s.description,
+             "defaults": " ".join(f"{k}={v}" for k, v in s.defaults.items())} for s in specs]
+    print_rows(rows, ["name", "device", "document", "defaults", "description"], args.format)
     return 0
 
 
 def add_solvers(sub) -> None:
-    sp = sub.add_parser("solvers", help="list solvers: name, device, document, description")
+    sp = sub.add_parser("solvers", help="list solvers: name, device, document, parameters, "
+                                        "description")
     sp.add_argument("--problem", choices=["sssp", "mst"], default="sssp",
                     help="shortest paths (what `solve` takes) or minimum spanning forests (`mst`)")
+    format_arg(sp)
     sp.set_defaults(func=cmd_solvers)
 
 

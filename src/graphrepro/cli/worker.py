@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..errors import ExitCode
+
 
 class _SocketWriter:
     """sys.stderr inside the worker while a job runs: each write goes to the job's client."""
@@ -86,7 +88,7 @@ def cmd_worker(args) -> int:
                     stream.flush()
                 except OSError:
                     pass
-            if rc == 3:  # a CUDA error may leave the context unusable: a fresh worker next
+            if rc == ExitCode.UNAVAILABLE:  # a CUDA error may leave the context unusable: a fresh worker next
                 return 0
     finally:
         server.close()

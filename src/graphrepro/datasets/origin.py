@@ -1,6 +1,31 @@
-"""How a graph's origin record is said in tables and in the report."""
+"""How a graph's origin record is said in tables and in the report, and the record of a user's
+own file."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+
+def file_origin(path, fmt=None) -> dict:
+    """The origin record of a user's own graph file: where it was, its sha256 and the format it
+    was read as, so a table can say which file its numbers come from."""
+    from ..graph.load import format_of
+    from .download import sha256_of
+
+    path = Path(path)
+    return {"kind": "file", "file": str(path.resolve()), "name": path.name,
+            "sha256": sha256_of(path), "format": format_of(path, fmt)}
+
+
+def input_origin(path, fmt=None) -> dict:
+    """The origin of a graph a command reads: the record beside it where one was written (a cache
+    made by `convert`, a dataset), else the file's own (``file_origin``)."""
+    import json
+
+    from .build import origin_path
+
+    beside = origin_path(path)
+    return json.loads(beside.read_text()) if beside.is_file() else file_origin(path, fmt)
 
 
 def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
@@ -34,8 +59,11 @@ def describe_origin(origin: dict | None, *, brief: bool = False) -> str:
         why = "" if brief else f": {origin.get('reason', '')}"
         return (f"STAND-IN ({size} {origin.get('generator')}, seed {origin.get('seed')}) for "
                 f"{origin.get('document_name', '?')}{why}{extra}")
-    if kind == "file":
-        return f"file {origin.get('file', '')}{extra}"
+    if kind == "file":  # a user's own file: its name, and the bytes it was (older records: path)
+        name = origin.get("name") or Path(str(origin.get("file", ""))).name
+        sha = origin.get("sha256")
+        what = ", ".join(x for x in (origin.get("format"), sha and f"sha256 {sha[:12]}...") if x)
+        return f"your file {name}" + (f" ({what})" if what else "") + extra
     return str(kind or "unknown") + extra
 
 

@@ -213,4 +213,4 @@ target(Target("frontier_sssp", DOCUMENT, ITEM,
               "their source, same run), each document's best variant and the CPU baselines, "
               "with the counters that explain its time and its ratio to the fastest peer",
               solvers=SOLVERS, compare=compare_frontier, figure=figure_frontier,
-              summary=summary_frontier, prints=True))
+              summary=summary_frontier, prints=True, shows_every_run=True))  # a row per run

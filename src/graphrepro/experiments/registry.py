@@ -38,10 +38,25 @@ class Target:
     # table that measures what this one's claims must allow for: the drift between jobs)
     also_reads: tuple[str, ...] = ()
     prints: bool = False  # a benchmark: `compare` also prints its table to standard output
+    # Which run ids a config's `runs:` may name: those of the solvers above (any parameters: a
+    # sweep widened), those named here, or any at all where the table shows every run it is given.
+    # Anything else would be run, verified and left out of the table without a word: the config
+    # check refuses it (configcheck.semantic_errors).
+    also_shows: tuple[str, ...] = ()
+    shows_every_run: bool = False
 
     @property
     def ready(self) -> bool:
         return self.compare is not None
+
+    def cannot_show(self, run_id: str) -> bool:
+        """Whether this target's table has no place for ``run_id``'s solver."""
+        from ..solvers import parse_run_id
+
+        if self.shows_every_run:
+            return False
+        known = {parse_run_id(r)[0] for r in self.solvers} | set(self.also_shows)
+        return parse_run_id(run_id)[0] not in known
 
 
 _TARGETS: dict[str, Target] = {}

@@ -448,4 +448,4 @@ target(Target("senthilkumar_iterations", DOCUMENT, "Step vs work efficiency",
               "per-round vertices expanded and cumulative arcs relaxed for workfront, near-far "
               "and the hybrid on a road graph and a scale-free graph (Section 3's argument)",
               solvers=METHODS, compare=compare_iterations, figure=figure_iterations,
-              evidence=evidence_iterations))
+              evidence=evidence_iterations, shows_every_run=True))  # a row per run given

@@ -259,7 +259,8 @@ target(Target("singla_fig7_9", "singla", "Figures 7 and 9",
               # libcudadevrt.a for grid.sync, which not every CUDA install has
               solvers=("dijkstra", "singla_dijkstra", "singla_dijkstra@check_every=8"),
               compare=compare_dijkstra, figure=figure_dijkstra,
-              evidence=evidence("singla_fig7_9")))
+              evidence=evidence("singla_fig7_9"),
+              also_shows=("harish",)))  # vertex-parallel, for s.edge_vs_vertex where run
 target(Target("singla_fig8_10", "singla", "Figures 8 and 10",
               "edge-based parallel BFS (GPU) against serial queue BFS (CPU): time against "
               "edges, speedups at 20,000 and 2,312,777 edges. " + GRAPHS_NOTE,

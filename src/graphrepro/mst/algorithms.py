@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from .. import native
-from ..errors import GraphreproError
+from ..errors import GraphreproError, InputError
 from ..graph.edgelist import EdgeList, _union
 from .registry import MSTResult, register_mst
 
@@ -181,7 +181,7 @@ def scipy_mst(edges: EdgeList):
 
     n = edges.num_vertices
     if edges.num_edges and int(edges.w.max()) + 1 >= 2 ** 53:
-        raise GraphreproError("scipy_mst computes in float64: weights past 2**53 would be rounded")
+        raise InputError("scipy_mst computes in float64: weights past 2**53 would be rounded")
     # Every spanning forest of the graph has the same number of edges, so adding 1 to every
     # weight changes no choice, and keeps zero weights from vanishing as sparse zeros.
     matrix = csr_matrix(((edges.w + 1).astype(np.float64), (edges.u, edges.v)), shape=(n, n))

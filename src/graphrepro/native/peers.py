@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bounded import load_json
-from ..errors import GraphreproError
+from ..errors import GraphreproError, InputError
 from . import NotBuildableHere, temp_file
 
 PEERS = ("adds", "gunrock")
@@ -94,7 +94,7 @@ def binary(peer: str, directory: Path | None = None) -> Path:
 def _int32_weights(graph) -> np.ndarray:
     w = np.asarray(graph.weights)
     if len(w) and (int(w.min()) < 0 or int(w.max()) >= INT32_MAX):
-        raise GraphreproError(f"{graph.name}: the peers read 32-bit weights; this graph has "
+        raise InputError(f"{graph.name}: the peers read 32-bit weights; this graph has "
                               f"weights outside 0..{INT32_MAX - 1}")
     return w.astype("<u4")
 
@@ -105,7 +105,7 @@ def write_galois_gr(graph, path: Path) -> None:
     padded to 8 bytes) and the weights (u32)."""
     n, m = graph.num_vertices, graph.num_arcs
     if n >= INT32_MAX or m >= 2**32:
-        raise GraphreproError(f"{graph.name}: too big for the .gr format's 32-bit vertex ids")
+        raise InputError(f"{graph.name}: too big for the .gr format's 32-bit vertex ids")
     with open(path, "wb") as f:
         f.write(np.array([1, 4, n, m], dtype="<u8").tobytes())
         f.write(np.asarray(graph.indptr[1:], dtype="<u8").tobytes())
