@@ -78,22 +78,10 @@ onerror:
 
 # A target asked for by name that no rule makes (a typo): one line naming the closest rules and
 # targets, before snakemake's MissingRuleException. What looks like a file is left to snakemake.
-def _unknown_targets():
-    from graphrepro.experiments import all_targets, unknown_target
+from graphrepro.report.progress import unknown_targets
 
-    from snakemake.cli import get_argument_parser
-
-    try:  # the targets snakemake was given: not known to the workflow while this file is read
-        asked = get_argument_parser().parse_known_args(sys.argv[1:])[0].targets or ()
-    except (SystemExit, Exception):  # noqa: BLE001  (an argv snakemake reads otherwise)
-        return
-    names = {r.name for r in workflow.rules} | {t.name for t in all_targets()}
-    for t in sorted(asked):
-        if t not in names and "/" not in t and "." not in t and not os.path.exists(t):
-            raise WorkflowError(unknown_target(t, sorted(names)))
-
-
-_unknown_targets()
+if (typo := unknown_targets(sys.argv[1:], [r.name for r in workflow.rules])) is not None:
+    raise WorkflowError(typo)
 
 
 # A dry run says in one line what the run needs: a GPU (for which targets), which real files,

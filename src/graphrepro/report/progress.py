@@ -109,3 +109,25 @@ def is_dry_run(argv) -> bool:
 
     return any(a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[a-zA-Z]{0,4}n[a-zA-Z]{0,4}", a)
                and not a.startswith("--") for a in argv)
+
+
+def unknown_targets(argv, rule_names) -> str | None:
+    """The one line for targets snakemake was asked for by name that no rule makes (a typo),
+    naming the closest rules and targets, or None. What looks like a file (a path, a name with a
+    suffix, one that exists) is left to snakemake. Read from ``argv`` with snakemake's own parser:
+    the workflow does not know its targets while its Snakefile is read."""
+    import os
+
+    from snakemake.cli import get_argument_parser
+
+    from ..experiments import all_targets, unknown_target
+
+    try:
+        asked = get_argument_parser().parse_known_args(list(argv))[0].targets or ()
+    except (SystemExit, Exception):  # noqa: BLE001  (an argv snakemake reads otherwise)
+        return None
+    names = set(rule_names) | {t.name for t in all_targets()}
+    for t in sorted(asked):
+        if t not in names and os.sep not in t and "." not in t and not os.path.exists(t):
+            return unknown_target(t, sorted(names))
+    return None
