@@ -2,6 +2,7 @@
 hand-made graphs, random ones (cross-checked with networkx) and road grids; the check catches
 each kind of wrong answer; the `mst` command keeps its contract."""
 
+import json
 import subprocess
 import sys
 
@@ -134,10 +135,11 @@ def test_mst_command_contract(tmp_path):
         assert rows[:, :2].min() >= 1 and rows[:, :2].max() <= graph.num_vertices
         assert rows[:, 2].sum() == want
         mst.check(edges, mst.MSTResult(rows[:, 0] - 1, rows[:, 1] - 1, rows[:, 2], 0.0), solver=name)
-    done = subprocess.run([sys.executable, "-m", "graphrepro", "solvers", "--problem", "mst"],
-                          capture_output=True, text=True)
-    assert [line.split("\t")[0] for line in done.stdout.splitlines()][0] == "kruskal"
-    assert all(len(line.split("\t")) == 4 for line in done.stdout.splitlines())
+    done = subprocess.run([sys.executable, "-m", "graphrepro", "solvers", "--problem", "mst",
+                           "--format", "json"], capture_output=True, text=True)
+    listed = json.loads(done.stdout)
+    assert listed[0]["name"] == "kruskal"
+    assert all({"name", "device", "document", "description"} <= set(row) for row in listed)
     done = subprocess.run([sys.executable, "-m", "graphrepro", "mst", str(path), "--solver", "nope",
                            "--output", str(tmp_path / "x.txt")], capture_output=True, text=True)
     assert done.returncode == 2 and "unknown MST solver" in done.stderr

@@ -285,7 +285,11 @@ def run_capped(zgrid, workdir, source: int, *, budget_mb: float | None, phase2: 
            "--batch-vertices", str(batch_vertices), "--no-check", "--json", str(out)]
     if budget_mb is not None:  # None: the same child, uncapped (phase 2 on the GPU holds G' as CSR)
         cmd += ["--memory-cap-mb", str(budget_mb)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=timeout)
+    # One malloc arena: RLIMIT_DATA counts each extra arena's 64 MiB reservation, which glibc
+    # makes only when threads contend for the heap, so on a loaded machine the cap failed
+    # spuriously (a 64 MiB budget, twice in this suite's runs on 2 busy cores)
+    env = {**child_env(), "MALLOC_ARENA_MAX": "1"} if budget_mb is not None else child_env()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     if proc.returncode != 0 or not out.is_file():
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         return {"status": f"failed under the cap: {last}", "returncode": proc.returncode}
