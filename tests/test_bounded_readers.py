@@ -115,3 +115,19 @@ def test_plan_and_datasets_refuse_an_alias_bomb_at_once(tmp_path, capsys):
     assert time.monotonic() - started < 10
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all("aliases" in line and str(bomb) in line for line in err)
+
+
+def test_a_small_record_costs_its_size_not_the_limit(tmp_path):
+    # f.read(limit + 1) allocated the whole 64 MiB limit for every record: a child under a
+    # 64 MiB memory cap failed on reading its 1 KiB G' header
+    import tracemalloc
+
+    path = tmp_path / "small.json"
+    path.write_text('{"a": 1}')
+    tracemalloc.start()
+    try:
+        assert load_json(path) == {"a": 1}
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20

@@ -51,10 +51,20 @@ def _size_checked(path, limit: int, what: str) -> Path:
     return path
 
 
+def _read_at_most(path: Path, n: int, chunk: int = 1 << 20) -> bytes:
+    """Up to ``n`` bytes of ``path``, read in chunks: ``f.read(n)`` would allocate all ``n`` at
+    once, 64 MiB for every small JSON record (it failed a 64 MiB memory-capped child)."""
+    parts, got = [], 0
+    with open(path, "rb") as f:
+        while got < n and (part := f.read(min(chunk, n - got))):
+            parts.append(part)
+            got += len(part)
+    return b"".join(parts)
+
+
 def _read(path, limit: int, what: str) -> str:
     path = _size_checked(path, limit, what)
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)  # a file that grew since stat is still cut at the limit
+    data = _read_at_most(path, limit + 1)  # a file that grew since stat is still cut
     if len(data) > limit:
         raise BadFile(f"{path}: more than any {what} ({_mib(limit)}); refused")
     try:
