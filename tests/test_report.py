@@ -307,6 +307,14 @@ def test_the_overview_names_the_runs_a_reference_run_supersedes(tmp_path, result
     build_report(results, out, reference=reference)
     assert ("It supersedes runs 1 and 2, kept in <code>reports/superseded/runs-1-2/</code>, "
             "which nothing reads.") in section(out.read_text(), "overview")
+    # a run that left the tree: named by the commit that last held it, its ledger kept
+    record["supersedes"].update(commit="c306b54ffc55aa", ledger="reports/history/runs-1-2/claims.csv")
+    (reference / "provenance.json").write_text(json.dumps(record))
+    build_report(results, out, reference=reference)
+    assert ("It supersedes runs 1 and 2, in git's history (<code>reports/superseded/runs-1-2/</code> "
+            "at commit <code>c306b54ffc55</code>; their ledger: "
+            "<code>reports/history/runs-1-2/claims.csv</code>), which nothing reads.") in section(
+        out.read_text(), "overview")
 
 
 def test_the_reference_runs_stand_ins_are_shown_beside_this_machines(tmp_path, results,

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .. import gpu
+from ..errors import InputError
 
 _PACKAGES = ("graphrepro", "numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x",
              "pandas", "scipy", "snakemake")
@@ -125,4 +126,17 @@ def _provenance(config=None) -> dict:
         "launch_path": LAUNCH_PATH,
         # which reference run this is (config `run_name`, set by the Snakefile for every job)
         "run_name": os.environ.get("GRAPHREPRO_RUN_NAME") or None,
+        # which device call made it, with its arguments (workflow/scripts/device_call.py)
+        **({"call": _call()} if os.environ.get("GRAPHREPRO_CALL") else {}),
     }
+
+
+def _call() -> dict:
+    text = os.environ["GRAPHREPRO_CALL"]
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"GRAPHREPRO_CALL is not a JSON record of the call ({e})") from None
+    if not isinstance(record, dict):
+        raise InputError("GRAPHREPRO_CALL is not a JSON record of the call (an object)")
+    return record
