@@ -131,10 +131,16 @@ def test_the_report_shows_the_floor_beside_per_round_columns(tmp_path):
 
 
 @pytest.mark.skipif(not gpu.simulated(), reason="needs a kernel numba cannot prepare")
-def test_a_kernel_that_cannot_be_prepared_falls_back_to_numba(monkeypatch):
+def test_a_kernel_that_cannot_be_prepared_is_an_error_unless_a_fallback_is_asked_for(monkeypatch):
+    from graphrepro.errors import DeviceUnavailable
+
     monkeypatch.setattr(launch, "mode", lambda: "native")
+    monkeypatch.delenv("GRAPHREPRO_LAUNCH_FALLBACK", raising=False)
     stream = cuda.stream()
     out = cuda.to_device(np.zeros(4, dtype=np.int64), stream=stream)
+    with pytest.raises(DeviceUnavailable, match="GRAPHREPRO_LAUNCH=numba"):
+        launch.Launch(_add, 1, 32, stream, out, 3, 1)
+    monkeypatch.setenv("GRAPHREPRO_LAUNCH_FALLBACK", "1")
     with pytest.warns(UserWarning, match="numba's own launches"):
         add = launch.Launch(_add, 1, 32, stream, out, 3, 1)  # the simulator's kernels have no
     add()                                                    # compiled form to prepare

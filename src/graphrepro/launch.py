@@ -15,7 +15,9 @@ flag read every round where the document reads it); only what each launch and re
 The driver calls go through cuda.bindings, which numba-cuda itself is built on: no other package.
 Under the CUDA simulator (tests) both fall back to numba's own launches and copies, with the same
 launches in the same order, so counters are the same on either path. ``GRAPHREPRO_LAUNCH=numba``
-selects that fallback on a GPU too (to compare the two paths).
+selects that fallback on a GPU too (to compare the two paths). A kernel the installed numba-cuda
+cannot prepare is an error (``DeviceUnavailable``), never a silent fallback to the slower path,
+unless ``GRAPHREPRO_LAUNCH_FALLBACK=1`` asks for one.
 
 ``KernelClock`` times the GPU work of every Launch and Round (CUDA events around each), so a
 benchmark can set a solver's wall time beside the GPU time of its own kernels.
@@ -31,7 +33,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import gpu
-from .errors import InputError
+from .errors import DeviceUnavailable, InputError
 
 MODES = ("native", "numba")
 _clock = None  # the active KernelClock, if any
@@ -80,9 +82,19 @@ class Launch:
         if self.native:
             try:
                 self._prepare()
-            except (AttributeError, TypeError) as err:  # numba-cuda internals moved: still run
-                warnings.warn(f"graphrepro.launch: cannot prepare {getattr(kernel, '__name__', '')}"
-                              f" with this numba-cuda ({err}); using numba's own launches")
+            except (AttributeError, TypeError) as err:
+                # numba-cuda internals moved: numba's own launches cost several times a native
+                # round, so a silent fallback would change every host-loop time; it is an error
+                # unless asked for
+                name = getattr(kernel, "__name__", "")
+                if os.environ.get("GRAPHREPRO_LAUNCH_FALLBACK") != "1":
+                    raise DeviceUnavailable(
+                        f"graphrepro.launch cannot prepare {name} with this numba-cuda ({err}): "
+                        "install the numba-cuda the lock names, or set GRAPHREPRO_LAUNCH=numba "
+                        "(numba's own launches everywhere) or GRAPHREPRO_LAUNCH_FALLBACK=1 (for "
+                        "the kernels that cannot be prepared)") from err
+                warnings.warn(f"graphrepro.launch: cannot prepare {name} with this numba-cuda "
+                              f"({err}); using numba's own launches (GRAPHREPRO_LAUNCH_FALLBACK=1)")
                 self.native = False
 
     def _prepare(self):
