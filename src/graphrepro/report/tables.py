@@ -125,14 +125,14 @@ def _terrain_origins(path: Path, table: pd.DataFrame) -> dict:
     """{terrain: its origin record} for the terrains a benchmark table names (its ``terrain`` or
     ``grid`` column), read from ``terrain/<name>.zgrid.origin.json`` beside ``benchmarks/``:
     the ledger's data_kind comes from these records, never from a terrain's name."""
-    from ..harness.files import read_record
+    from ..datasets.origin import read_origin
 
     out = {}
     for col in ("terrain", "grid"):
         for name in table[col].dropna().astype(str).unique() if col in table else ():
             record = path.parent.parent / "terrain" / f"{name}.zgrid.origin.json"
             if record.is_file():
-                out[name] = read_record(record, "the terrain's origin record")
+                out[name] = read_origin(record)
     return out
 
 
