@@ -15,7 +15,7 @@ import pandas as pd
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
-from graphrepro.report.progress import (Progress, is_dry_run, resume_line,
+from graphrepro.report.progress import (Progress, is_dry_run, job_estimates, resume_line,
                                         step_name, stopped_line)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -95,6 +95,42 @@ def test_progress_names_each_step_and_the_time_left():
     assert resume_line(10, 10) is None
     assert resume_line(195, 75) == ("graphrepro: resuming: 120 of 195 steps were already done "
                                     "(their outputs are up to date and kept); 75 to run.")
+
+
+def test_the_time_left_is_the_plans_for_the_jobs_left_not_an_average_of_those_done():
+    """Issue 53, finding 6: the short steps come first, so an average of the jobs done said 23
+    min left when 57.5 remained. Here four quick jobs finish in a minute while the plan's hour
+    of CPU timing is still to come."""
+    from types import SimpleNamespace as Job
+
+    from graphrepro.plan import PlannedRun
+
+    runs = [PlannedRun("t", "ny", "harish", "gpu", 3.0, 0.5, "recorded", sources=10),
+            PlannedRun("t", "ny", "dijkstra", "cpu", 10.0, 340.0, "recorded", sources=10),
+            PlannedRun("t", "big", "lbr", "gpu", 3.0, 1.0, "recorded", shards=2, sources=10)]
+    jobs = [Job(jobid=1, output=["results/graphs/ny.npz"]),
+            Job(jobid=2, output=["results/runs/ny/harish.csv", "results/runs/ny/harish.provenance.json"]),
+            Job(jobid=3, output=["results/runs/ny/dijkstra.csv"]),
+            Job(jobid=4, output=["results/shards/big/lbr.1.csv"]),
+            Job(jobid=5, output=["results/runs/big/lbr.csv"])]  # the shards' merge
+    estimates = job_estimates(jobs, runs)
+    assert estimates == {1: (3.0, "other"), 2: (8.0, "gpu"), 3: (3410.0, "cpu"),
+                         4: (8.0, "gpu"), 5: (3.0, "other")}
+    now, out = [0.0], io.StringIO()
+    p = Progress(5, stream=out, clock=lambda: now[0], estimates=estimates,
+                 lanes={"gpu": 1, "cpu": 1, "other": 2})
+    log = logging.getLogger("test-progress-plan")
+    log.addHandler(p)
+    log.setLevel(logging.INFO)
+    try:
+        for job in (1, 2, 4, 5):
+            now[0] += 15.0
+            log.info("", extra={"event": "job_finished", "job_id": job})
+    finally:
+        log.removeHandler(p)
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("4 to go, about 56 min 50 s left")  # the CPU lane's 3,410 s decide
+    assert lines[-1].endswith("1 to go, about 56 min 50 s left")  # not 15 s (an average)
 
 
 def test_a_real_snakemake_run_prints_the_steps_and_resumes(tmp_path):
