@@ -87,6 +87,7 @@ def test_a_bad_drift_row_is_named_by_file_and_line(tmp_path):
 def frontier_table() -> pd.DataFrame:
     rows = [("ny", "frontier", "6.6"), ("ny", "adds", "7.5"), ("ny", "adds@launch=host", "7.2"),
             ("ny", "gunrock@balance=merge_path", "90"),
+            ("western", "frontier", "26.7"), ("western", "gunrock", "1180.4"),
             ("col", "frontier", "6.4"), ("col", "adds", "8.3"), ("col", "adds@launch=host", "8.0"),
             ("col", "adds@blocks_per_sm=2", "not run: adds hung 1 times"),
             ("uniform_1m", "frontier", "3.0"), ("uniform_1m", "adds@blocks_per_sm=2,launch=host",
@@ -99,7 +100,7 @@ def test_frontier_tuning_graphs_apart_from_held_out_with_each_peer_at_its_best()
     assert is_tuning("ny") and is_tuning("calnev_w1000") and is_tuning("western")
     assert not is_tuning("col") and not is_tuning("nyc") and not is_tuning("web_google")
     split = peers_at_best(frontier_table())
-    assert [e["graph"] for e in split["tuning"]] == ["ny", "calnev_w1000"]
+    assert [e["graph"] for e in split["tuning"]] == ["ny", "western", "calnev_w1000"]
     assert [e["graph"] for e in split["held_out"]] == ["col", "uniform_1m"]
     held = peers_table(split["held_out"]).set_index("graph")
     assert held.loc["col", "adds at its best"] == "8 ms at launch=host (best of 3; 1 gave no time)"
@@ -109,8 +110,11 @@ def test_frontier_tuning_graphs_apart_from_held_out_with_each_peer_at_its_best()
     assert held.loc["uniform_1m", "setting that won"] == "adds, blocks_per_sm=2,launch=host"
     assert held.loc["uniform_1m", "frontier / that setting"] == "1.429"
     tuning = peers_table(split["tuning"]).set_index("graph")
-    assert tuning.loc["ny", "gunrock at its best"] == "90 ms at balance=merge_path (best of 1)"
+    assert tuning.loc["ny", "gunrock at its best"] == "90 ms at balance=merge_path (its only setting run)"
     assert tuning.loc["ny", "adds at its best"] == "7.2 ms at launch=host (best of 2)"
+    assert tuning.loc["western", "gunrock at its best"] == "1,180 ms at its default (its only " \
+        "setting run)"
+    assert tuning.loc["western", "adds at its best"] == "not run"
     assert peers_at_best(frontier_table().query("solver != 'frontier'")) is None
 
 

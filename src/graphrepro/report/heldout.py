@@ -71,19 +71,26 @@ def peers_at_best(table: pd.DataFrame | None) -> dict | None:
     return out if out["tuning"] or out["held_out"] else None
 
 
+def _ms_text(ms: float) -> str:
+    """Three significant digits, never in e-notation (1,180, not 1.18e+03)."""
+    return f"{ms:,.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
 def peers_table(entries: list[dict]) -> pd.DataFrame:
     """The page's table of one set of graphs: a column per peer's best setting, then the setting
     that won and frontier's ratio to it."""
     rows = []
     for e in entries:
         row = {"graph": e["graph"],
-               "frontier (ms)": f"{e['frontier_ms']:.3g}" if e["frontier_ms"] is not None
+               "frontier (ms)": _ms_text(e["frontier_ms"]) if e["frontier_ms"] is not None
                else "not timed"}
         for p in e["peers"]:
             if p["ms"] is None:
-                text = f"no time from any of {p['tried']} setting{'s' if p['tried'] != 1 else ''}"
+                text = (f"no time from any of its {p['tried']} settings" if p["tried"] > 1
+                        else "no time from its one setting")
             else:
-                text = f"{p['ms']:.3g} ms at {p['setting']} (best of {p['tried']}"
+                text = f"{_ms_text(p['ms'])} ms at {p['setting']} (" + (
+                    f"best of {p['tried']}" if p["tried"] > 1 else "its only setting run")
                 text += f"; {p['silent']} gave no time)" if p["silent"] else ")"
             row[f"{p['peer']} at its best"] = text
         won = e["won"]
