@@ -54,8 +54,11 @@ rule all:
 
 
 # While it runs: a line per finished step (rule, graph, solver, time left), and first, where
-# earlier outputs are kept, how much was already done (report/progress.py).
-_RUN = {}
+# earlier outputs are kept, how much was already done (report/progress.py). Ctrl-C ends the run
+# with one line and exit status 130 (progress.Interrupt).
+from graphrepro.report.progress import Interrupt
+
+_RUN = {"interrupt": Interrupt().install()}
 
 
 onstart:
@@ -72,6 +75,7 @@ onstart:
         config, _jobs, REFERENCE, gpus=HOST_GPUS if HOST_GPUS is not None else len(candidate_devices()),
         cores=max(workflow.cores, 2), cpu_slots=HOST_CPU_SLOTS)
     _RUN["progress"] = install(len(_jobs), estimates=_estimates, lanes=_lanes)
+    _RUN["interrupt"].scheduling = True
     start_host_workers(workflow.dag.needrun_jobs())  # (common.smk)
 
 
@@ -79,6 +83,8 @@ onerror:
     from graphrepro.report.progress import stopped_line
 
     stop_host_workers()
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(_RUN.get("progress"))
     print(stopped_line(_RUN.get("progress")))
 
 

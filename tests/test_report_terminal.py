@@ -163,6 +163,55 @@ rule run_solver:
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
 
 
+def test_ctrl_c_in_plain_snakemake_exits_130_with_one_line(tmp_path):
+    """The Snakefile's hooks in miniature: Ctrl-C while a step runs prints one line (no
+    RuleException or WorkflowError block), exits 130, leaves no lock and no half-made output."""
+    import signal
+    import time
+
+    (tmp_path / "Snakefile").write_text(f"""
+import sys
+sys.path.insert(0, {str(REPO / 'src')!r})
+from graphrepro.report.progress import Interrupt, install, stopped_line
+_RUN = {{"interrupt": Interrupt().install()}}
+onstart:
+    _RUN["progress"] = install(len(list(workflow.dag.needrun_jobs())))
+    _RUN["interrupt"].scheduling = True
+onerror:
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(_RUN.get("progress"))
+    print(stopped_line(_RUN.get("progress")))
+rule all:
+    input: "out/quick.txt", "out/slow.txt"
+rule quick:
+    output: "out/quick.txt"
+    shell: "echo > {{output:q}}"
+rule slow:
+    output: "out/slow.txt"
+    shell: "touch started; sleep 60; echo > {{output:q}}"
+""")
+    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           start_new_session=True, env={**os.environ, "HOME": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        text, _ = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, text[-2000:]
+    after = text[text.index("localrule slow:"):]
+    lines = [line for line in after.splitlines()[1:] if line.strip() and not line.startswith("  ")]
+    assert lines == ["graphrepro: interrupted (Ctrl-C) after 1 of 3 steps; what finished is kept: "
+                     "the same command resumes from there."]
+    assert "RuleException" not in text and "WorkflowError" not in text
+    assert not (tmp_path / "out" / "slow.txt").exists()
+    assert not list((tmp_path / ".snakemake" / "locks").glob("*"))
+
+
 def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
     assert is_dry_run(["--cores", "1", "-n"]) and is_dry_run(["-np"]) and is_dry_run(["--dry-run"])
     assert not is_dry_run(["--cores", "all", "--notemp"]) and not is_dry_run(["-j", "4"])

@@ -178,6 +178,47 @@ def resume_line(total_jobs: int, to_run: int) -> str | None:
             f"are up to date and kept); {to_run} to run.")
 
 
+class Interrupt:
+    """Ctrl-C in plain ``snakemake``: one line and exit status 130, as every ``graphrepro``
+    command ends (README, exit codes), not snakemake's RuleException and WorkflowError blocks
+    and status 1. Snakemake has no hook for an interrupt, so this wraps Python's SIGINT handler
+    (:meth:`install`, from the Snakefile): the first Ctrl-C marks the run interrupted and
+    silences snakemake's terminal lines from then on (its log file under .snakemake/log/ keeps
+    them), then raises KeyboardInterrupt as before, so snakemake stops its jobs and removes
+    their incomplete outputs, and calls the workflow's ``onerror``, which prints the one line
+    and exits 130 (:meth:`exit`; the lock is released on the way out). A Ctrl-C before any job
+    was scheduled exits there."""
+
+    def __init__(self, logger_name: str = "snakemake.logging", stream=None):
+        self.logger_name, self.stream = logger_name, stream
+        self.seen, self.scheduling = False, False
+
+    def install(self) -> Interrupt:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, self.handle)
+        return self
+
+    def handle(self, signum, frame) -> None:
+        if not self.seen:
+            self.seen = True
+            for handler in logging.getLogger(self.logger_name).handlers:
+                if isinstance(handler, logging.StreamHandler) and not isinstance(
+                        handler, logging.FileHandler):
+                    handler.addFilter(lambda record: False)
+        if not self.scheduling:
+            self.exit(None)
+        raise KeyboardInterrupt
+
+    def exit(self, progress: Progress | None) -> None:
+        """After a Ctrl-C: the one line, then exit status 130 (128 + SIGINT)."""
+        print(stopped_line(progress).replace("stopped", "interrupted (Ctrl-C)", 1),
+              file=self.stream or sys.stderr, flush=True)
+        raise SystemExit(130)
+
+
 def stopped_line(progress: Progress | None) -> str:
     if progress is None:
         return "graphrepro: stopped before any step ran."
