@@ -111,5 +111,5 @@ def section_view(table: pd.DataFrame | None, run: str) -> dict | None:
     if split is None:
         return None
     suffix = "ref" if run != "this machine" else "here"
-    return {name: (html_table(peers_table(split[name]), f"t-frontier-{name}-{suffix}")
+    return {name: (html_table(peers_table(split[name]), f"frontier-{name}-{suffix}")
                    if split[name] else None) for name in ("tuning", "held_out")}
