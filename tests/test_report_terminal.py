@@ -212,6 +212,24 @@ rule slow:
     assert not list((tmp_path / ".snakemake" / "locks").glob("*"))
 
 
+def test_rerun_waits_for_snakemake_through_a_ctrl_c():
+    """`graphrepro rerun` gets the same Ctrl-C as its snakemake: it waits for snakemake's own
+    one line and exit status 130 rather than kill it mid-cleanup (lock, half-made outputs)."""
+    from graphrepro.cli.experiments import run_through_ctrl_c
+
+    class Snakemake:
+        waits = 0
+
+        def wait(self):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt  # the terminal's Ctrl-C, seen by the parent first
+            return 130
+
+    child = Snakemake()
+    assert run_through_ctrl_c(child) == 130 and child.waits == 2
+
+
 def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
     assert is_dry_run(["--cores", "1", "-n"]) and is_dry_run(["-np"]) and is_dry_run(["--dry-run"])
     assert not is_dry_run(["--cores", "all", "--notemp"]) and not is_dry_run(["-j", "4"])
