@@ -40,7 +40,7 @@ def replicated_reference(folder: Path) -> Path:
     record = json.loads((REFERENCE / "provenance.json").read_text())
     record.update(run_name="run 4 (fixture)", commit=COMMIT[:7],
                   commits=[{"commit": COMMIT[:7], "first": "2026-12-01T10:00:00+00:00",
-                            "last": "2026-12-01T18:00:00+00:00", "jobs": 1366}])
+                            "last": "2026-12-01T18:00:00+00:00", "jobs": record["jobs"]}])
     (folder / "provenance.json").write_text(json.dumps(record))
     ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
     for column in next(iter(REPLICATES.values())):
