@@ -54,18 +54,28 @@ rule all:
 
 
 # While it runs: a line per finished step (rule, graph, solver, time left), and first, where
-# earlier outputs are kept, how much was already done (report/progress.py).
-_RUN = {}
+# earlier outputs are kept, how much was already done (report/progress.py). Ctrl-C ends the run
+# with one line and exit status 130 (progress.Interrupt).
+from graphrepro.report.progress import Interrupt
+
+_RUN = {"interrupt": Interrupt().install()}
 
 
 onstart:
-    from graphrepro.report.progress import install, resume_line
+    from graphrepro.placement import candidate_devices
+    from graphrepro.report.progress import install, plan_estimates, resume_line
 
-    _to_run = len(list(workflow.dag.needrun_jobs()))
-    _resuming = resume_line(len(list(workflow.dag.jobs)), _to_run)
+    _jobs = list(workflow.dag.needrun_jobs())
+    _resuming = resume_line(len(list(workflow.dag.jobs)), len(_jobs))
     if _resuming:
         print(_resuming)
-    _RUN["progress"] = install(_to_run)
+    # the time left is the plan's for the jobs left (this config on this machine), not an
+    # average of the short steps that come first
+    _estimates, _lanes = plan_estimates(
+        config, _jobs, REFERENCE, gpus=HOST_GPUS if HOST_GPUS is not None else len(candidate_devices()),
+        cores=max(workflow.cores, 2), cpu_slots=HOST_CPU_SLOTS)
+    _RUN["progress"] = install(len(_jobs), estimates=_estimates, lanes=_lanes)
+    _RUN["interrupt"].scheduling = True
     start_host_workers(workflow.dag.needrun_jobs())  # (common.smk)
 
 
@@ -73,6 +83,8 @@ onerror:
     from graphrepro.report.progress import stopped_line
 
     stop_host_workers()
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(_RUN.get("progress"))
     print(stopped_line(_RUN.get("progress")))
 
 

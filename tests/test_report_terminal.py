@@ -15,7 +15,7 @@ import pandas as pd
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
-from graphrepro.report.progress import (Progress, is_dry_run, resume_line,
+from graphrepro.report.progress import (Progress, is_dry_run, job_estimates, resume_line,
                                         step_name, stopped_line)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,6 +97,42 @@ def test_progress_names_each_step_and_the_time_left():
                                     "(their outputs are up to date and kept); 75 to run.")
 
 
+def test_the_time_left_is_the_plans_for_the_jobs_left_not_an_average_of_those_done():
+    """Issue 53, finding 6: the short steps come first, so an average of the jobs done said 23
+    min left when 57.5 remained. Here four quick jobs finish in a minute while the plan's hour
+    of CPU timing is still to come."""
+    from types import SimpleNamespace as Job
+
+    from graphrepro.plan import PlannedRun
+
+    runs = [PlannedRun("t", "ny", "harish", "gpu", 3.0, 0.5, "recorded", sources=10),
+            PlannedRun("t", "ny", "dijkstra", "cpu", 10.0, 340.0, "recorded", sources=10),
+            PlannedRun("t", "big", "lbr", "gpu", 3.0, 1.0, "recorded", shards=2, sources=10)]
+    jobs = [Job(jobid=1, output=["results/graphs/ny.npz"]),
+            Job(jobid=2, output=["results/runs/ny/harish.csv", "results/runs/ny/harish.provenance.json"]),
+            Job(jobid=3, output=["results/runs/ny/dijkstra.csv"]),
+            Job(jobid=4, output=["results/shards/big/lbr.1.csv"]),
+            Job(jobid=5, output=["results/runs/big/lbr.csv"])]  # the shards' merge
+    estimates = job_estimates(jobs, runs)
+    assert estimates == {1: (3.0, "other"), 2: (8.0, "gpu"), 3: (3410.0, "cpu"),
+                         4: (8.0, "gpu"), 5: (3.0, "other")}
+    now, out = [0.0], io.StringIO()
+    p = Progress(5, stream=out, clock=lambda: now[0], estimates=estimates,
+                 lanes={"gpu": 1, "cpu": 1, "other": 2})
+    log = logging.getLogger("test-progress-plan")
+    log.addHandler(p)
+    log.setLevel(logging.INFO)
+    try:
+        for job in (1, 2, 4, 5):
+            now[0] += 15.0
+            log.info("", extra={"event": "job_finished", "job_id": job})
+    finally:
+        log.removeHandler(p)
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith("4 to go, about 56 min 50 s left")  # the CPU lane's 3,410 s decide
+    assert lines[-1].endswith("1 to go, about 56 min 50 s left")  # not 15 s (an average)
+
+
 def test_a_real_snakemake_run_prints_the_steps_and_resumes(tmp_path):
     (tmp_path / "Snakefile").write_text(f"""
 import sys
@@ -125,6 +161,73 @@ rule run_solver:
     assert "[1/2] done: run_solver (graph col, solver harish); 1 to go, about" in text
     assert "[2/2] done: all" in text
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
+
+
+def test_ctrl_c_in_plain_snakemake_exits_130_with_one_line(tmp_path):
+    """The Snakefile's hooks in miniature: Ctrl-C while a step runs prints one line (no
+    RuleException or WorkflowError block), exits 130, leaves no lock and no half-made output."""
+    import signal
+    import time
+
+    (tmp_path / "Snakefile").write_text(f"""
+import sys
+sys.path.insert(0, {str(REPO / 'src')!r})
+from graphrepro.report.progress import Interrupt, install, stopped_line
+_RUN = {{"interrupt": Interrupt().install()}}
+onstart:
+    _RUN["progress"] = install(len(list(workflow.dag.needrun_jobs())))
+    _RUN["interrupt"].scheduling = True
+onerror:
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(_RUN.get("progress"))
+    print(stopped_line(_RUN.get("progress")))
+rule all:
+    input: "out/quick.txt", "out/slow.txt"
+rule quick:
+    output: "out/quick.txt"
+    shell: "echo > {{output:q}}"
+rule slow:
+    output: "out/slow.txt"
+    shell: "touch started; sleep 60; echo > {{output:q}}"
+""")
+    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           start_new_session=True, env={**os.environ, "HOME": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        text, _ = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, text[-2000:]
+    after = text[text.index("localrule slow:"):]
+    lines = [line for line in after.splitlines()[1:] if line.strip() and not line.startswith("  ")]
+    assert lines == ["graphrepro: interrupted (Ctrl-C) after 1 of 3 steps; what finished is kept: "
+                     "the same command resumes from there."]
+    assert "RuleException" not in text and "WorkflowError" not in text
+    assert not (tmp_path / "out" / "slow.txt").exists()
+    assert not list((tmp_path / ".snakemake" / "locks").glob("*"))
+
+
+def test_rerun_waits_for_snakemake_through_a_ctrl_c():
+    """`graphrepro rerun` gets the same Ctrl-C as its snakemake: it waits for snakemake's own
+    one line and exit status 130 rather than kill it mid-cleanup (lock, half-made outputs)."""
+    from graphrepro.cli.experiments import run_through_ctrl_c
+
+    class Snakemake:
+        waits = 0
+
+        def wait(self):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt  # the terminal's Ctrl-C, seen by the parent first
+            return 130
+
+    child = Snakemake()
+    assert run_through_ctrl_c(child) == 130 and child.waits == 2
 
 
 def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
