@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from .. import atomic
@@ -100,8 +101,17 @@ def cmd_run(args) -> int:
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
                               warmup=args.warmup) for r in others]
     phases: dict = {}
+    from ..harness import anchors
+
+    if args.anchor_repeats < 0:
+        raise InputError("--anchor-repeats must be at least 0 (0: no anchors)")
+    before = anchors.take(args.anchor_repeats)
+    anchored = time.perf_counter()
     tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
                                  phases=phases)
+    measured = time.perf_counter()
+    after = anchors.take(args.anchor_repeats)
+    phases["anchors_s"] = anchored - checked + time.perf_counter() - measured
     measured = time.perf_counter()
     records = []
     for s, table, output in zip(specs, tables, [args.output, *outputs]):
@@ -123,9 +133,17 @@ def cmd_run(args) -> int:
            "sources": len(sources),
            # when it ran, for the wall clock of a host's timed part (several jobs at once)
            "start_unix": time.time() - (started or 0.0) - (done - t0), "end_unix": time.time()}
+    # one id for the job, in every table it wrote: tables that share it were timed in one job
+    # (an interleaved group), whatever second each record's date says
+    job["id"] = uuid.uuid4().hex[:16]
+    first = records[0][1]
+    card = " ".join(str(p) for p in (first.get("gpu"), first.get("pci_bus_id")) if p)
+    anchor_record = anchors.job_record(before, after, args.anchor_repeats, first.get("commit", ""),
+                                       card=card or None)
     for out, prov in records:
         prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
                        for k, v in job.items()}
+        prov["anchors"] = anchor_record
         write_provenance(out, prov)
     return 0
 
@@ -186,6 +204,10 @@ def add_run(sub) -> None:
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
+    sp.add_argument("--anchor-repeats", type=int, default=5, metavar="N",
+                    help="time the fixed CPU, GPU and transfer anchors N times each before and "
+                         "after the job's work, for the drift between jobs (0: none; config "
+                         "measure.anchor_repeats)")
     sp.add_argument("--interleave", nargs="+", metavar="RUN_ID",
                     help="time these runs interleaved with --solver: per source, trial t of each "
                          "back to back, so drift hits them alike (each to its --interleave-output)")
