@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from graphrepro.claims import Across, Spread, judge
+from graphrepro.claims import Across, Bootstrap, Spread, judge
 from graphrepro.claims.anchors import add_measured_drift, anchor_drift
 from graphrepro.claims.ledger import _row
 from graphrepro.claims.origin import mark_jobs
@@ -155,3 +156,20 @@ def test_each_part_of_a_claim_gets_the_drift_of_its_own_jobs():
     add_measured_drift(ev, runs)
     assert parts[0].job_drift == pytest.approx(0.1) and parts[1].job_drift is None
     assert judge(ORDERING, ev).verdict == "reproduced"
+
+
+def test_anchors_widen_a_bootstrap_that_already_allows_for_drift_between_passes():
+    # passes inside one job drift less than jobs do (issue 51: 3.4% against 1.26x on calnev):
+    # a comparison across jobs is widened by the anchors' drift on top of its passes'
+    rng = np.random.default_rng(0)
+    rows = np.column_stack([rng.normal(15, 0.2, 20), rng.normal(10, 0.1, 20)])
+    ev = Bootstrap(groups=[rows], statistic=lambda g: g[0][:, 0].mean() / g[0][:, 1].mean(),
+                   drift=[0.034], reads=(("ny", "harish"), ("ny", "lbr")))
+    passes_only = judge(ORDERING, ev, job_drift=0.26)  # a drift given, not the anchors': as before
+    runs = _runs({("ny", "harish"): ("job A", _anchored(4.0, 4.0), "cpu"),
+                  ("ny", "lbr"): ("job B", _anchored(5.04, 5.04), "cpu")})
+    mark_jobs(ev, runs)
+    add_measured_drift(ev, runs)
+    j = judge(ORDERING, ev)
+    assert j.low == pytest.approx(passes_only.low / 1.26)
+    assert j.high == pytest.approx(passes_only.high * 1.26)

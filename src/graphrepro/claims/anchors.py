@@ -47,6 +47,7 @@ def add_measured_drift(evidence: Evidence, runs: pd.DataFrame,
     found = anchor_drift(pd.concat(tables, ignore_index=True))
     if found is not None:
         evidence.job_drift, evidence.drift_basis = found
+        evidence.drift_from_anchors = True
 
 
 def single_value(evidence: Evidence) -> bool:
