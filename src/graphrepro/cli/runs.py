@@ -14,7 +14,7 @@ from .. import atomic
 from ..bounded import load_json
 from ..errors import InputError
 from ..harness.files import write_provenance
-from .common import _params, graph_args, load_graph
+from .common import _params, anchor_arg, graph_args, load_graph
 
 
 def cmd_sources(args) -> int:
@@ -101,17 +101,12 @@ def cmd_run(args) -> int:
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
                               warmup=args.warmup) for r in others]
     phases: dict = {}
-    from ..harness import anchors
+    from ..harness.anchors import Around
 
-    if args.anchor_repeats < 0:
-        raise InputError("--anchor-repeats must be at least 0 (0: no anchors)")
-    before = anchors.take(args.anchor_repeats)
-    anchored = time.perf_counter()
-    tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
-                                 phases=phases)
-    measured = time.perf_counter()
-    after = anchors.take(args.anchor_repeats)
-    phases["anchors_s"] = anchored - checked + time.perf_counter() - measured
+    with Around(args.anchor_repeats) as anchors:
+        tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
+                                     phases=phases)
+    phases["anchors_s"] = anchors.seconds
     measured = time.perf_counter()
     records = []
     for s, table, output in zip(specs, tables, [args.output, *outputs]):
@@ -136,10 +131,7 @@ def cmd_run(args) -> int:
     # one id for the job, in every table it wrote: tables that share it were timed in one job
     # (an interleaved group), whatever second each record's date says
     job["id"] = uuid.uuid4().hex[:16]
-    first = records[0][1]
-    card = " ".join(str(p) for p in (first.get("gpu"), first.get("pci_bus_id")) if p)
-    anchor_record = anchors.job_record(before, after, args.anchor_repeats, first.get("commit", ""),
-                                       card=card or None)
+    anchor_record = anchors.record(records[0][1])
     for out, prov in records:
         prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
                        for k, v in job.items()}
@@ -204,10 +196,7 @@ def add_run(sub) -> None:
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
-    sp.add_argument("--anchor-repeats", type=int, default=5, metavar="N",
-                    help="time the fixed CPU, GPU and transfer anchors N times each before and "
-                         "after the job's work, for the drift between jobs (0: none; config "
-                         "measure.anchor_repeats)")
+    anchor_arg(sp)
     sp.add_argument("--interleave", nargs="+", metavar="RUN_ID",
                     help="time these runs interleaved with --solver: per source, trial t of each "
                          "back to back, so drift hits them alike (each to its --interleave-output)")
@@ -301,9 +290,12 @@ def cmd_transfers(args) -> int:
         graph = load_graph(path)
         record = read_sources(sources, graph.num_vertices, graph)
         cases.append((graph, int(record["sources"][0]), record["digests"][0]))
-    table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
-                               edges_per_thread=args.edges_per_thread,
-                               log=lambda m: print(m, file=sys.stderr))
+    from ..harness.anchors import Around
+
+    with Around(args.anchor_repeats) as anchors:
+        table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
+                                   edges_per_thread=args.edges_per_thread,
+                                   log=lambda m: print(m, file=sys.stderr))
     from ..harness import provenance
 
     # its record first (the run that made it, the job's wall time: what `plan` estimates from),
@@ -311,8 +303,10 @@ def cmd_transfers(args) -> int:
     out = Path(args.output)
     settings = {"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
                 "edges_per_thread": args.edges_per_thread}
-    write_provenance(out, {**provenance(settings), "settings": settings,
-                           "job": {"wall_s": round(time.perf_counter() - started, 4)}})
+    record = {**provenance(settings), "settings": settings,
+              "job": {"wall_s": round(time.perf_counter() - started, 4),
+                      "anchors_s": round(anchors.seconds, 4)}}
+    write_provenance(out, {**record, "anchors": anchors.record(record)})
     atomic.write_csv(table, out)
     return 0
 
@@ -329,6 +323,7 @@ def add_transfers(sub) -> None:
                     help="edges per thread of the dense version (coalesced order); 1: the basic "
                          "version whose transfer share the document reports")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
+    anchor_arg(sp)
     sp.set_defaults(func=cmd_transfers)
 
 

@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from .. import gpu
+from ..errors import InputError
 
 KINDS = ("cpu", "gpu", "transfer")
 REPEATS = 5  # the default of `run --anchor-repeats` and of config measure.anchor_repeats
@@ -52,6 +53,35 @@ def take(repeats: int = REPEATS) -> dict:
     for kind, once in (("gpu", _gpu_once), ("transfer", _transfer_once)):
         out[kind] = {"skipped": why} if why else {"ms": _median(once, repeats)}
     return out
+
+
+class Around:
+    """The anchors around one job's work: ``with Around(repeats) as anchors: work()``, then
+    ``anchors.record(provenance)`` for the job's record and ``anchors.seconds`` for its cost."""
+
+    def __init__(self, repeats: int = REPEATS):
+        if repeats < 0:
+            raise InputError("--anchor-repeats must be at least 0 (0: no anchors)")
+        self.repeats, self.before, self.after, self.seconds = repeats, {}, {}, 0.0
+
+    def __enter__(self):
+        t = time.perf_counter()
+        self.before = take(self.repeats)
+        self.seconds += time.perf_counter() - t
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:  # a failed job writes no table, so no anchors either
+            t = time.perf_counter()
+            self.after = take(self.repeats)
+            self.seconds += time.perf_counter() - t
+        return False
+
+    def record(self, provenance: dict) -> dict:
+        """The anchors' entry of a job's provenance record (the job's commit and card from it)."""
+        card = " ".join(str(p) for p in (provenance.get("gpu"), provenance.get("pci_bus_id")) if p)
+        return job_record(self.before, self.after, self.repeats, provenance.get("commit", ""),
+                          card=card or None)
 
 
 def job_record(before: dict, after: dict, repeats: int, commit: str,
