@@ -58,6 +58,34 @@ def test_a_jobs_provenance_carries_its_anchors_and_one_id_for_its_tables(tmp_pat
     off = json.loads(c.with_suffix(".provenance.json").read_text())["anchors"]
     assert off["cpu"] == {"skipped": anchors.OFF}
     assert anchor_drift(read_run_table(c).assign(device="cpu")) is None
+    # the rule tells one job from two: the interleaved sides are one job; the same two runs
+    # timed in jobs of their own, with no anchors, are refused as timed apart
+    d = tmp_path / "off_delta.csv"
+    assert main(["run", str(gr), "--solver", "delta_stepping@delta=5", "--sources", str(src),
+                 "--trials", "1", "--warmup", "0", "--anchor-repeats", "0", "--output", str(d)]) == 0
+    graph = ta["graph"].iloc[0]
+    sides = (graph, "dijkstra"), (graph, "delta_stepping@delta=5")
+    together, apart = Spread(values=[1.4, 1.5], reads=sides), Spread(values=[1.4, 1.5], reads=sides)
+    mark_jobs(together, pd.concat([ta, tb], ignore_index=True))
+    separate = pd.concat([read_run_table(c), read_run_table(d)], ignore_index=True)
+    mark_jobs(apart, separate)
+    add_measured_drift(apart, separate)
+    assert len(together.jobs) == 1 and len(apart.jobs) == 2
+    assert judge(ORDERING, together).verdict == "reproduced"
+    assert judge(ORDERING, apart).reason.startswith("sides timed apart")
+
+
+def test_a_table_merged_from_shards_names_every_shards_job(tmp_path):
+    from graphrepro.harness.files import write_provenance
+
+    shards = [{"date": "2026-11-28T14:00:00", "job": {"id": f"{i}" * 16, "start_unix": 0.0 + i},
+               "anchors": _anchored(4.0 + i, 4.0)} for i in (1, 2)]
+    table = tmp_path / "merged.csv"
+    write_provenance(table, {**shards[0], "shards": shards})
+    got = job_columns(table)
+    assert got["job_id"] == ("1970-01-01T00:00:01 job 11111111 + "
+                             "1970-01-01T00:00:02 job 22222222")
+    assert [x["anchors"]["cpu"]["before_ms"] for x in json.loads(got["anchors"])] == [5.0, 6.0]
 
 
 def test_a_table_without_job_ids_keeps_its_old_job_name(tmp_path):
