@@ -15,23 +15,13 @@ from graphrepro.claims.ledger import _row
 from graphrepro.claims.origin import mark_jobs
 from graphrepro.harness import anchors
 from graphrepro.harness.files import job_columns, read_run_table
-
-
-def _graph_and_sources(tmp_path):
-    from graphrepro.cli import main
-
-    gr = tmp_path / "g.gr"
-    assert main(["generate", "road_grid", "--rows", "6", "--cols", "6", "--keep", "0.8",
-                 "--max-weight", "50", "--seed", "1", "--output", str(gr)]) == 0
-    src = tmp_path / "g.sources.json"
-    assert main(["sources", str(gr), "--count", "2", "--seed", "3", "--output", str(src)]) == 0
-    return gr, src
+from test_hostile_input import _graph_and_sources
 
 
 def test_a_jobs_provenance_carries_its_anchors_and_one_id_for_its_tables(tmp_path):
     from graphrepro.cli import main
 
-    gr, src = _graph_and_sources(tmp_path)
+    gr, src = _graph_and_sources(tmp_path, 1, "g")
     a, b = tmp_path / "dijkstra.csv", tmp_path / "delta.csv"
     assert main(["run", str(gr), "--solver", "dijkstra", "--sources", str(src), "--trials", "1",
                  "--warmup", "0", "--anchor-repeats", "3", "--output", str(a),
