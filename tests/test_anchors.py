@@ -129,6 +129,9 @@ def test_a_comparison_across_jobs_is_refused_without_anchors_and_widened_by_thei
     assert j.verdict == "reproduced"  # 1.4 / 1.26 = 1.11: still faster past the drift
     row = _row(ORDERING, ev)
     assert "widened by the drift the anchors measured: CPU anchor moved 1.26x" in row["reason"]
+    # a drift an evidence function measured some other way stays in the interval's words only
+    own = Spread(values=[1.4, 1.5, 1.6], jobs=("a", "b"), job_drift=0.26, drift_basis="blocks")
+    assert "anchors" not in _row(ORDERING, own)["reason"]
 
 
 def test_gpu_sides_need_gpu_anchors_and_mixed_sides_compound_both_kinds():

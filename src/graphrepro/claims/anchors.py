@@ -117,10 +117,11 @@ def spread(jobs: dict, kind: str) -> tuple[float, str] | None:
 
 
 def drift_words(evidence: Evidence) -> str:
-    """The measured drifts behind a claim (its own and its parts'), for its reason."""
+    """The drifts the anchors measured behind a claim (its own and its parts'), for its reason;
+    a drift an evidence function measured otherwise is said in the interval, as before."""
     return "; ".join(dict.fromkeys(_bases(evidence)))
 
 
 def _bases(evidence: Evidence) -> list:
-    own = [evidence.drift_basis] if evidence.drift_basis else []
+    own = [evidence.drift_basis] if evidence.drift_from_anchors and evidence.drift_basis else []
     return own + [b for part in getattr(evidence, "parts", ()) or () for b in _bases(part)]
