@@ -18,6 +18,7 @@ rule gerritsen2012_sssp_bench:
     wildcard_constraints:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         table=lambda w: w.name.replace("gerritsen2012_", ""),
@@ -36,4 +37,4 @@ rule gerritsen2012_sssp_bench:
         CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output.table:q} 2> {log:q}"
+        "--settings {params.settings:q} --workdir {params.workdir:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"

@@ -30,6 +30,7 @@ rule run_solver:
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
+        anchors=ANCHOR_ARGS,  # (common.smk)
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
     threads: lambda w: timed_threads(timed_device(w.solver))
     priority: run_priority
@@ -46,7 +47,7 @@ rule run_solver:
         lambda w: conda_env(solver_device(w.solver))
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
-        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
         "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
 
@@ -72,6 +73,7 @@ rule run_solver_shard:
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
+        anchors=ANCHOR_ARGS,  # (common.smk)
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
     threads: lambda w: timed_threads(timed_device(w.solver))
@@ -84,7 +86,7 @@ rule run_solver_shard:
         lambda w: conda_env(solver_device(w.solver))
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
-        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
         "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
 
@@ -142,6 +144,7 @@ for _n, (_graph, _ids, _shard) in enumerate(
             py=lambda w, ids=_ids: [*pin_words(timed_device(*ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
+            anchors=ANCHOR_ARGS,  # (common.smk)
             first=_ids[0],
             rest=list(_ids[1:]),
             rest_tables=interleaved_files(_graph, _ids, _shard, ".csv")[1:],
@@ -159,6 +162,6 @@ for _n, (_graph, _ids, _shard) in enumerate(
             conda_env(solver_device(_ids[0]))
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
-            "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+            "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
             "{params.calibration:q} {params.shard:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

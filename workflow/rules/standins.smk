@@ -33,6 +33,7 @@ rule terrain_blocks_mst:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=["--block-side", str(TC.get("block_side", 32)), "--blocks", str(TC.get("blocks", 16)),
@@ -47,7 +48,7 @@ rule terrain_blocks_mst:
         lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
-        "{params.args:q} --output {output.table:q} 2> {log:q}"
+        "{params.args:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 rule terrain_blocks_sssp:
@@ -59,6 +60,7 @@ rule terrain_blocks_sssp:
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         settings=json.dumps(TC.get("sssp") or {}),
@@ -75,7 +77,7 @@ rule terrain_blocks_sssp:
         CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output.table:q} "
+        "--settings {params.settings:q} --workdir {params.workdir:q} {params.anchors:q} --output {output.table:q} "
         "2> {log:q}"
 
 

@@ -36,6 +36,7 @@ rule transfer_benchmark:
         table=f"{RES}/benchmarks/an2017_transfers.csv",
         provenance=f"{RES}/benchmarks/an2017_transfers.provenance.json",
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
@@ -49,7 +50,7 @@ rule transfer_benchmark:
         CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
-        "--trials {params.trials:q} --warmup {params.warmup:q} --output {output.table:q} 2> {log:q}"
+        "--trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 # One named rule per published table or figure: `snakemake --cores all safari2017_table2`.

@@ -80,11 +80,13 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFra
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
+    from .anchors import add_measured_drift
     from .origin import mark_jobs, where_from
 
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
     for e in evidence.values():
         mark_jobs(e, runs, extra.get("benchmarks"))
+        add_measured_drift(e, runs, extra.get("benchmarks"))
     gpu = run_gpu(runs, extra.get("benchmarks"))
     return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
                           **where_from(e, runs, extra.get("benchmarks"), stats)}
@@ -132,6 +134,12 @@ def _row(claim, evidence: Evidence, gpu: str = "this run's GPU") -> dict:
     claim = claim.copy()
     claim["untestable"] = str(claim.get("untestable") or "").replace("{gpu}", gpu)
     j = judge(claim, evidence, seed=_seed(claim["claim_id"]))
+    if "widened by the drift measured between jobs" in j.interval:
+        from .anchors import drift_words
+
+        measured = drift_words(evidence)
+        if measured:  # the reason says which drift went in, and how large
+            j.reason += f"; interval widened by the drift the anchors measured: {measured}"
     return {"document": claim["document"], "where": claim["where"], "claim": claim["claim"],
             "kind": claim["kind"], "published": claim["published"], "ours": _round(j.ours),
             "ours_low": _round(j.low), "ours_high": _round(j.high), "unit": claim["unit"],
