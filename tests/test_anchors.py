@@ -194,3 +194,18 @@ def test_anchors_widen_a_bootstrap_that_already_allows_for_drift_between_passes(
     j = judge(ORDERING, ev)
     assert j.low == pytest.approx(passes_only.low / 1.26)
     assert j.high == pytest.approx(passes_only.high * 1.26)
+
+
+def test_a_benchmark_table_names_its_job_and_anchors_as_a_run_table_does(tmp_path):
+    from graphrepro.report.tables import _benchmark
+
+    bench = tmp_path / "benchmarks" / "an2017_transfers.csv"
+    bench.parent.mkdir()
+    pd.DataFrame({"mode": ["pinned"], "ms": [1.0]}).to_csv(bench, index=False)
+    marks = {"cpu": {"before_ms": 4.0, "after_ms": 4.4, "on": "cpu"}}
+    bench.with_suffix(".provenance.json").write_text(json.dumps(
+        {"date": "2026-11-28T10:00:00", "job": {"id": "abcdef0123", "start_unix": 0},
+         "anchors": marks}))
+    table = _benchmark(bench)
+    assert table["job_id"].iloc[0].endswith("job abcdef01")
+    assert json.loads(table["anchors"].iloc[0])[0]["anchors"] == marks

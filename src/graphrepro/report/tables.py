@@ -111,12 +111,14 @@ def mark_runs(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _benchmark(path) -> pd.DataFrame:
-    from ..harness.files import check_csv
+    from ..harness.files import check_csv, job_columns
 
     check_csv(path)
-    # the launch-path rule reads a benchmark's path as it reads a run table's
+    # the launch-path rule reads a benchmark's path as it reads a run table's, and the anchors
+    # of the job that timed it as a run table's (claims/anchors.py)
     table = read_csv(path).assign(launch_path=launch_path_of(Path(path)),
-                                  run=_run_label(Path(path)), job=job_of(Path(path)))
+                                  run=_run_label(Path(path)), job=job_of(Path(path)),
+                                  **job_columns(path))
     table.attrs["origins"] = _terrain_origins(Path(path), table)
     return table
 
