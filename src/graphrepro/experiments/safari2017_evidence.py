@@ -212,7 +212,7 @@ def _speedups(runs, stats, graphs, leave_out_degenerate=True):
 def evidence_fig3(claims, runs, stats) -> dict:
     everything = _graphs(runs, stats)
     graphs = [g for g in everything if not _reweighted(stats, g)]  # ny_w10: the 1..10 reading
-    out = {"f3.faster": _speedups(runs, stats, graphs)}
+    out = {}  # f3.faster, the same speedups as t2.lbr.speedup, merged into it
     for cid, name in (("f3.calnev", "CalNev"), ("f3.california", "California"),
                       ("f3.western", "Western")):
         g = graph_for(stats, name, graphs)

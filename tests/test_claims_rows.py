@@ -1,0 +1,143 @@
+"""Issue 51, items 7 and 8: the struck rows as a referee signs them, the statements that had no
+row, and the rows that could run or need code, each pinned on a small fixture."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from graphrepro.claims import judge, load_claims
+
+
+def claims_of(document, target=None):
+    c = load_claims(document)
+    return c if target is None else c[c["target"] == target]
+
+
+def judged(document, target, evidence):
+    """{claim id: (verdict, reason)} as the ledger would judge the target's claims."""
+    return {row["claim_id"]: (j.verdict, j.reason)
+            for _, row in claims_of(document, target).iterrows()
+            for j in [judge(row, evidence[row["claim_id"]])]}
+
+
+# --- the two struck rows not pinned before ------------------------------------------------------
+
+def test_f3_faster_is_one_verdict_with_the_speedups_it_read():
+    """f3.faster ("LBR outperforms Harish et al. on every graph") read t2.lbr.speedup's
+    per-graph speedups: one measurement, one verdict, merged with a note that says how."""
+    claims = load_claims().set_index("claim_id")
+    assert "f3.faster" not in claims.index
+    note = claims.loc["t2.lbr.speedup", "note"]
+    assert "f3.faster" in note and "outperforms Harish et al. on every graph" in note
+
+
+COUNTERS = json.dumps({"kernel_launches": 1223184, "part1_launches": 544})
+
+
+def alg1_table(part1: dict) -> pd.DataFrame:
+    """Table 5.3's GPU algorithm 1 rows: {variant: per-trial part-1 ms} (None: not recorded)."""
+    rows = []
+    for variant, times in part1.items():
+        row = {"table": "table5_3", "block": 32, "gpu_block": 8, "impl": "gpu_alg1",
+               "variant": variant, "status": "ok", "blocks": 2, "data": "t: test",
+               "batch_ms": json.dumps([5000.0, 5000.0]), "counters": COUNTERS,
+               "trial_ms": json.dumps([5000.0] * 4),
+               "settings": json.dumps({"block": 32, "gpu_block": 8, "io_blocks": 2})}
+        if times is not None:
+            row["trial_part1_ms"] = json.dumps(times)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_t53_vs_3d_is_zorder_against_3d_in_one_job_never_a_ratio_of_the_tables_ratios():
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_3
+
+    def t53(part1):
+        b = {"gerritsen2012_table5_3": alg1_table(part1)}
+        ev = evidence_table5_3(claims_of("gerritsen2012", "gerritsen2012_table5_3"), None, {},
+                               benchmarks=b)
+        return judged("gerritsen2012", "gerritsen2012_table5_3", ev)["t53.vs_3d"]
+
+    # run 3: whole I/O-blocks only, z-order against the 2-D run only
+    verdict, reason = t53({"2d": None, "zorder": None})
+    assert verdict == "not testable here"
+    assert reason.startswith("the zorder variant changes only part 1 of GPU algorithm 1")
+    assert "3.69 / 3.95 = 0.93, z-order the faster" in reason
+    assert reason.endswith("timed z-order against the 2-D run only, not against the 3-D run")
+    # part 1 recorded, still no 3-D run beside it: the reading alone is the reason
+    verdict, reason = t53({"2d": [100.0] * 4, "zorder": [300.0] * 4})
+    assert verdict == "not testable here"
+    assert reason.startswith("the thesis sets Table 5.3's 6740 ms against Table 5.2's 956 ms")
+    # z-order and 3-D side by side in one job: each trial's own ratio decides
+    verdict, reason = t53({"2d": [100.0] * 4, "3d": [100.0, 104.0, 98.0, 101.0],
+                           "zorder": [150.0, 152.0, 149.0, 151.0]})
+    assert verdict == "reproduced", reason
+    verdict, _ = t53({"2d": [100.0] * 4, "3d": [150.0, 152.0, 149.0, 151.0],
+                      "zorder": [100.0, 104.0, 98.0, 101.0]})
+    assert verdict == "not reproduced"
+
+
+# --- statements that had no row (item 8) ---------------------------------------------------------
+
+NEUSE = {"kind": "stand-in", "reason": "no public copy of this dataset is known",
+         "rows": 12555, "cols": 17630,
+         "converted": {"side": 32768, "dtype": "uint16", "max": 1000, "bytes": 2147483648}}
+
+
+def boruvka_blocks(iterations, vertices=65536, origin=NEUSE):
+    from test_gerritsen2012_mst import fake_blocks
+
+    df = fake_blocks("gpu_baseline", [10.0] * len(iterations)).assign(
+        grid="neuse_dem", mst_vertices=vertices, mst_iterations=iterations)
+    df.attrs["origins"] = {"neuse_dem": origin} if origin else {}
+    return {"gerritsen2012_mst_gpu_baseline": df}
+
+
+def table3_1(benchmarks):
+    from graphrepro.experiments.gerritsen2012_mst_evidence import evidence_table3_1
+
+    ev = evidence_table3_1(claims_of("gerritsen2012", "gerritsen2012_table3_1"), None, {},
+                           benchmarks=benchmarks)
+    return judged("gerritsen2012", "gerritsen2012_table3_1", ev)
+
+
+def test_the_terrain_tables_and_the_key_limit_are_read_off_the_origin_record_and_counters():
+    v = table3_1(boruvka_blocks([5, 6, 5]))
+    # Table 1.1: the stand-in was made at the table's size, so its size tests nothing
+    verdict, reason = v["t11.points40"]
+    assert verdict == "not testable here"
+    assert reason.startswith("data: no public copy of this dataset is known; the stand-in "
+                             "neuse_dem was generated at Table 1.1's 17,630 x 12,555")
+    assert "(ours 2.213e+08, not judged)" in reason
+    # Table 1.2: the conversion's size follows from rows, cols and the recipe
+    verdict, reason = v["t12.size40"]
+    assert verdict == "reproduced", reason
+    assert "32,768^2 points (padded) x 2 bytes = 2,147,483,648 bytes" in reason
+    # section 3.1: 18 index bits, 512^2; the blocks and heights fit
+    verdict, reason = v["s31.key_limit"]
+    assert verdict == "reproduced", reason
+    assert "18 index bits (262,144 vertices: 512^2)" in reason
+    big = table3_1(boruvka_blocks([5, 6, 5], vertices=1024 * 1024))
+    assert big["s31.key_limit"][0] == "not reproduced"
+    # section 3.2: at most log2(C) iterations (16 for 256^2 blocks)
+    verdict, reason = v["s32.iterations"]
+    assert verdict == "reproduced" and "5-6 iterations a block against log2(C) = 16" in reason
+    assert table3_1(boruvka_blocks([5, 17, 5]))["s32.iterations"][0] == "not reproduced"
+    # a real terrain's size would be a count to judge; no origin record: not testable
+    real = dict(NEUSE, kind="real")
+    assert table3_1(boruvka_blocks([5], origin=real))["t11.points40"][0] == "reproduced"
+    assert table3_1(boruvka_blocks([5], origin=None))["t12.size40"][0] == "not testable here"
+
+
+def test_table5_7_phase3_is_shown_in_minutes_not_judged():
+    from test_gerritsen2012_claims import table57
+
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+
+    c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
+    ev = evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": table57(300.0)})
+    verdict, reason = judged("gerritsen2012", "gerritsen2012_table5_7", ev)["t57.phase3"]
+    assert verdict == "not testable here" and reason.startswith("hardware: minutes on the thesis's")
+    assert "(ours 0.008333, not judged)" in reason  # 0.5 s a cell in the fixture
