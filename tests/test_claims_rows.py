@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 
-from graphrepro.claims import judge, load_claims
+from graphrepro.claims import Untestable, judge, load_claims
 
 
 def claims_of(document, target=None):
@@ -141,3 +141,68 @@ def test_table5_7_phase3_is_shown_in_minutes_not_judged():
     verdict, reason = judged("gerritsen2012", "gerritsen2012_table5_7", ev)["t57.phase3"]
     assert verdict == "not testable here" and reason.startswith("hardware: minutes on the thesis's")
     assert "(ours 0.008333, not judged)" in reason  # 0.5 s a cell in the fixture
+
+
+def workfront_runs(times: dict) -> pd.DataFrame:
+    """Workfront's solve_ms on each graph: {graph: [ms per source]}."""
+    return pd.DataFrame([{"graph": g, "variant": "workfront", "status": "ok", "source": s,
+                          "trial": 0, "solve_ms": ms}
+                         for g, per in times.items() for s, ms in enumerate(per)])
+
+
+def test_sk_cal_vs_ca_is_workfront_on_the_two_road_graphs_and_refused_across_jobs():
+    from graphrepro.experiments.registry import published
+    from graphrepro.experiments.senthilkumar_evidence import _cal_vs_ca
+
+    real = {"kind": "real"}
+    stats = {"roadnet_cal": {"origin": {**real, "dataset": "roadnet_cal"}, "min_weight": 1,
+                             "max_weight": 9},
+             "roadnet_ca": {"origin": {**real, "dataset": "roadnet_ca"}, "min_weight": 1,
+                            "max_weight": 9}}
+    runs = workfront_runs({"roadnet_cal": [130.0, 131.0, 129.0], "roadnet_ca": [100.0] * 3})
+    pub = published("senthilkumar")
+    claim = claims_of("senthilkumar").set_index("claim_id").loc["sk.cal_vs_ca"].to_dict()
+    ev = _cal_vs_ca(runs, stats, list(stats), pub)
+    j = judge(claim, ev)
+    assert j.verdict == "direction only" and "102.8-106.4" in j.reason, j.reason
+    assert ev.reads == (("roadnet_cal", "workfront"), ("roadnet_ca", "workfront"))
+    ev.jobs = ("2026-11-26T19:29:47 card 07", "2026-11-26T15:46:37 card 06")
+    assert judge(claim, ev).reason.startswith("sides timed apart")  # as run 3 timed them
+    # unit weights on roadNet-CA: its work is decided in advance, shown, not judged
+    unit = {**stats, "roadnet_ca": {**stats["roadnet_ca"], "max_weight": 1}}
+    j = judge(claim, _cal_vs_ca(runs, unit, list(unit), pub))
+    assert j.verdict == "not testable here" and j.reason.startswith("weights on roadnet_ca: unit")
+    gone = judge(claim, _cal_vs_ca(runs, {"roadnet_ca": stats["roadnet_ca"]}, ["roadnet_ca"], pub))
+    assert gone.reason == "not in this config: no graph stands for roadNet-CAL"
+
+
+def test_singla_parallelism_is_threads_per_round_counted_from_each_graph():
+    from graphrepro.experiments.singla_evidence import evidence
+
+    stats = {"sparse": {"arcs": 60000, "vertices": 20000},
+             "complete": {"arcs": 59000 * 58999, "vertices": 59000}}
+    claims = claims_of("singla", "singla_fig7_9")
+    ev = evidence("singla_fig7_9")(claims, pd.DataFrame(columns=["graph"]), stats)
+    verdict, reason = judged("singla", "singla_fig7_9", ev)["s.parallelism"]
+    assert verdict == "reproduced" and "arcs per vertex from 3 (sparse)" in reason, reason
+    # a graph with fewer arcs than vertices (a forest) gives a thread per edge fewer threads
+    stats["forest"] = {"arcs": 900, "vertices": 1000}
+    ev = evidence("singla_fig7_9")(claims, pd.DataFrame(columns=["graph"]), stats)
+    assert judged("singla", "singla_fig7_9", ev)["s.parallelism"][0] == "not reproduced"
+
+
+def test_rows_with_no_measurement_say_what_was_not_counted():
+    claims = load_claims().set_index("claim_id")
+    from graphrepro.experiments.an2017_evidence import PIECES
+    from graphrepro.experiments.safari2017_evidence import MAJORITY
+
+    from graphrepro.experiments.an2017_evidence import evidence_transfers
+
+    none = pd.DataFrame(columns=["graph", "variant", "status", "source", "trial"])
+    ev = evidence_transfers(claims_of("an2017", "an2017_transfers"), none, {})
+    assert ev["a.t41.pieces"].reason == PIECES
+    for cid, why in (("s32.majority", MAJORITY), ("a.t41.pieces", PIECES)):
+        j = judge(claims.loc[cid].to_dict(), Untestable(reason=why))
+        assert j.verdict == "not testable here" and j.reason == why
+    assert MAJORITY.startswith("not counted: the LBR runs record their blind and flag launches")
+    assert PIECES.startswith("not measured: the transfer benchmark splits the matrix into two")
