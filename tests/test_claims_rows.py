@@ -206,3 +206,28 @@ def test_rows_with_no_measurement_say_what_was_not_counted():
         assert j.verdict == "not testable here" and j.reason == why
     assert MAJORITY.startswith("not counted: the LBR runs record their blind and flag launches")
     assert PIECES.startswith("not measured: the transfer benchmark splits the matrix into two")
+
+
+# --- rows that need code say truly why they are not tested ---------------------------------------
+
+def test_need_code_rows_say_truly_why_not():
+    from pathlib import Path
+
+    from graphrepro.datasets import peers
+
+    claims = load_claims().set_index("claim_id")
+    # Table 5.1 does vary C at each M (run 3's table), so the reason may not say it is fixed
+    t51 = pd.read_csv(Path(__file__).resolve().parents[1] / "reports" / "reference" /
+                      "benchmarks" / "gerritsen2012_table5_1.csv")
+    gpu = t51[t51["impl"] == "gpu_alg1"]
+    assert gpu.groupby("block")["gpu_block"].nunique().max() > 1
+    assert (~gpu["status"].eq("ok")).sum() > len(gpu) / 2  # most cells stopped part way
+    t55 = claims.loc["t55.gpu_bounds", "untestable"]
+    assert t55.startswith("not fit: Table 5.1 varies C at each M, but no table varies the thread")
+    assert "most of Table 5.1's GPU algorithm 1 cells stop" in t55
+    assert "one block side (C) and one thread count per block (T)" in \
+        claims.loc["t36.gpu_bounds", "untestable"]
+    # LonestarGPU and H-BF are public, and not among the peers fetched and built
+    assert set(peers.PEER_SOURCES) == {"adds", "gunrock"}
+    assert claims.loc["cn.others", "untestable"].startswith(
+        "algorithm: LonestarGPU and H-BF have public code, but neither is among the peers")
