@@ -231,3 +231,94 @@ def test_need_code_rows_say_truly_why_not():
     assert set(peers.PEER_SOURCES) == {"adds", "gunrock"}
     assert claims.loc["cn.others", "untestable"].startswith(
         "algorithm: LonestarGPU and H-BF have public code, but neither is among the peers")
+
+
+# --- rows that could run: configured for reference run 4 -----------------------------------------
+
+def test_config_h100_times_what_the_could_run_rows_need():
+    from graphrepro.configcheck import check_config, settings_errors
+    from graphrepro.configs import load
+    from graphrepro.experiments.gerritsen2012_sssp_run import settings_for
+
+    config = load(["config/h100.yaml"])
+    check_config(config)
+    targets = config["targets"]
+    t51 = targets["gerritsen2012_table5_1"]["settings"]
+    t57 = targets["gerritsen2012_table5_7"]["settings"]
+    for table, s in (("table5_1", t51), ("table5_7", t57)):
+        assert settings_errors(table, s) == [] and settings_for(table, s)
+    # the cells the runner times: each M of blocks and extra_cells, each C of gpu_blocks (and
+    # that M's extra C) up to M
+    timed = {(m, c) for m in t51["blocks"] for c in t51["gpu_blocks"] if c <= m}
+    timed |= {tuple(cell) for cell in t51["extra_cells"]}
+    finish = {tuple(cell) for cell in t51["finish_cells"]}
+    assert finish <= timed
+    assert (64, 16) in finish and t51["finish_timeout_s"] >= 2 * 21  # t51.launches: ~21 s
+    for m in (64, 128):  # t51.parts: two finished cells of one M
+        assert len({c for mm, c in finish if mm == m}) >= 2
+    assert 128 in t57["blocks"] and 64 in t57["blocks"]  # t57.cpu_m128 against M = 64^2
+
+
+def t51_cells(cells):
+    """Table 5.1's rows: {(M, C): (status, part1_ms, part2_ms)} beside the CPU's."""
+    rows = [{"table": "table5_1", "block": m, "gpu_block": "", "impl": "cpu_dijkstra",
+             "status": "ok", "seconds_per_2_20": 10.0, "data": "t: test"} for m in (64, 128)]
+    for (m, c), (status, p1, p2) in cells.items():
+        rows.append({"table": "table5_1", "block": m, "gpu_block": c, "impl": "gpu_alg1",
+                     "variant": "2d", "status": status, "seconds_per_2_20": 100.0,
+                     "extrapolated": True, "counters": "{}", "blocks": 1, "data": "t: test",
+                     "part1_ms": p1, "part2_ms": p2})
+    return {"gerritsen2012_table5_1": pd.DataFrame(rows)}
+
+
+def test_t51_parts_sets_part_against_part_over_finished_cells_of_one_m():
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_1
+
+    def t51(cells):
+        b = t51_cells(cells)
+        ev = evidence_table5_1(claims_of("gerritsen2012", "gerritsen2012_table5_1"), None, {},
+                               benchmarks=b)
+        return judged("gerritsen2012", "gerritsen2012_table5_1", ev)["t51.parts"]
+
+    nan = float("nan")
+    # run 3: no part timed apart
+    verdict, reason = t51({(64, 16): ("extrapolated from part 1", nan, nan),
+                           (64, 64): ("ok", nan, nan)})
+    assert verdict == "not testable here" and reason.startswith("not measured: no M with two")
+    # part 1 slower and part 2 faster at the larger C, far past any drift: the thesis's reading
+    verdict, reason = t51({(64, 16): ("ok", 100.0, 20000.0), (64, 64): ("ok", 400.0, 4000.0)})
+    assert verdict == "reproduced" and "M=64^2 part 1, C=16^2 and 64^2 4 (4-4) inside" in reason
+    assert "M=64^2 part 2, C=16^2 and 64^2 5 (5-5) inside" in reason
+    # part 2 no faster at the larger C: the claim's second half fails
+    verdict, reason = t51({(64, 16): ("ok", 100.0, 4000.0), (64, 64): ("ok", 400.0, 20000.0)})
+    assert verdict == "not reproduced" and "part 2, C=16^2 and 64^2 0.2 (0.2-0.2) outside" in reason
+
+
+def test_runner_records_a_finished_cells_two_parts_per_io_block():
+    from graphrepro.experiments.gerritsen2012_sssp_run import _parts
+
+    done = {"status": "ok", "blocks": 2, "timings": {"step_ms": 90.0, "part1_ms": 10.0,
+                                                     "part2_ms": 80.0}}
+    assert _parts(done) == {"part1_ms": 5.0, "part2_ms": 40.0}
+    assert _parts({**done, "status": "extrapolated from part 1 (stopped after 9 s)"}) == {}
+
+
+def test_t57_cpu_m128_is_its_phase_1_against_m64s():
+    from test_gerritsen2012_claims import table57
+
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+
+    c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
+    b = table57(300.0)
+
+    def cpu_m128(table):
+        ev = evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": table})
+        return judged("gerritsen2012", "gerritsen2012_table5_7", ev)["t57.cpu_m128"]
+
+    verdict, reason = cpu_m128(b)
+    assert verdict == "not testable here" and reason.startswith("config: M = 128^2 is not among")
+    m128 = pd.DataFrame([{"block": 128, "phase": "phase 1", "impl": "cpu_dijkstra",
+                          "seconds": 550.0 * 8, "status": "ok", "window": 64, "data": "t: test"}])
+    verdict, reason = cpu_m128(pd.concat([b, m128], ignore_index=True))
+    assert "M = 128^2: 4.4e+03 s / 550 s" in reason  # 8x M = 64^2's: past the 6.7x
+    assert verdict == "inconclusive"  # one run each and no drift measured here to weigh it by
