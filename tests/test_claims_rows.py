@@ -322,3 +322,30 @@ def test_t57_cpu_m128_is_its_phase_1_against_m64s():
     verdict, reason = cpu_m128(pd.concat([b, m128], ignore_index=True))
     assert "M = 128^2: 4.4e+03 s / 550 s" in reason  # 8x M = 64^2's: past the 6.7x
     assert verdict == "inconclusive"  # one run each and no drift measured here to weigh it by
+
+
+# --- the band shown is the band used (item 5) ----------------------------------------------------
+
+def test_the_ledger_shows_the_band_the_rule_used_on_every_row_judged_or_not():
+    from pathlib import Path
+
+    from graphrepro.claims import collect
+    from graphrepro.claims.ledger import band_of
+    from graphrepro.report.page import band_text
+
+    claims = load_claims().set_index("claim_id")
+    calnev = band_of({**claims.loc["f3.calnev"].to_dict(), "claim_id": "f3.calnev"})
+    assert calnev == {"band": "3.055-3.696", "band_basis": "a timing ratio: 10% either side"}
+    assert band_of(claims.loc["a.t41.share"].to_dict()) == {
+        "band": "45-50", "band_basis": "the hedge \"almost\": just under"}
+    assert band_of(claims.loc["sk.times"].to_dict()) == {"band": "", "band_basis": ""}
+    # no note says a band: only a row with its own low/high explains it there
+    for cid, row in claims.iterrows():
+        if "band:" in row["note"]:
+            assert row["low"] != "" or row["high"] != "", cid
+    # the reference ledger, collected, carries the derived band even on rows not judged
+    ledger = collect(Path(__file__).resolve().parents[1] / "reports" / "reference")
+    row = ledger.set_index("claim_id").loc["f3.calnev"]
+    assert row["verdict"] == "not testable here" and row["band"] == "3.055-3.696"
+    assert band_text(row.to_dict()) == "3.055-3.696 (a timing ratio: 10% either side)"
+    assert band_text({"band": "1.2-1.4", "band_basis": float("nan")}) == "1.2-1.4"
