@@ -201,6 +201,11 @@ def test_rows_with_no_measurement_say_what_was_not_counted():
     none = pd.DataFrame(columns=["graph", "variant", "status", "source", "trial"])
     ev = evidence_transfers(claims_of("an2017", "an2017_transfers"), none, {})
     assert ev["a.t41.pieces"].reason == PIECES
+    from graphrepro.experiments.gerritsen2012_mst_evidence import MARKING, evidence_table3_3
+
+    ev = evidence_table3_3(claims_of("gerritsen2012", "gerritsen2012_table3_3"), None, {})
+    assert ev["s332.marking"].reason == MARKING
+    assert MARKING.startswith("not counted: the reduce step counts the marked entries it steps")
     for cid, why in (("s32.majority", MAJORITY), ("a.t41.pieces", PIECES)):
         j = judge(claims.loc[cid].to_dict(), Untestable(reason=why))
         assert j.verdict == "not testable here" and j.reason == why
