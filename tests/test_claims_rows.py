@@ -354,3 +354,18 @@ def test_the_ledger_shows_the_band_the_rule_used_on_every_row_judged_or_not():
     assert row["verdict"] == "not testable here" and row["band"] == "3.055-3.696"
     assert band_text(row.to_dict()) == "3.055-3.696 (a timing ratio: 10% either side)"
     assert band_text({"band": "1.2-1.4", "band_basis": float("nan")}) == "1.2-1.4"
+
+
+def test_a_cap_the_host_cannot_bind_says_the_cgroup_was_refused():
+    from test_gerritsen2012_claims import table57
+
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import cap_check
+
+    b = table57(1785.0)
+    cap = json.loads(b.loc[b["impl"] == "cpu (capped)", "cap"].iloc[0])
+    cap["why_not_cgroup"] = ("no memory cgroup of its own here ([Errno 13] Permission denied: "
+                             "'/sys/fs/cgroup/x/graphrepro-cap-1/memory.max')")
+    b.loc[b["impl"] == "cpu (capped)", "cap"] = json.dumps(cap)
+    assert cap_check(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
+                                 "no memory cgroup of its own here (permission denied)")
+    assert "refused" not in cap_check(table57(1785.0))

@@ -472,7 +472,18 @@ def cap_check(b: pd.DataFrame) -> str | None:
             f"{cap.get('rlimit', 'the limit')} capped the heap ({limit:g} MiB in all), but the "
             f"memory-mapped grid and G' brought phase 2 and 3's resident memory to "
             f"{rss.min():.0f}-{rss.max():.0f} MiB"
-            + (f" (the uncapped GPU phase 2: {others.max():.0f} MiB)" if others.notna().any() else ""))
+            + (f" (the uncapped GPU phase 2: {others.max():.0f} MiB)" if others.notna().any() else "")
+            + _no_cgroup(cap))
+
+
+def _no_cgroup(cap: dict) -> str:
+    """Why the cap that charges mapped pages too (a memory cgroup, memcap.py) was not used: where
+    the host refused one, no setting makes the cap bind there, and the rows say so."""
+    why = str(cap.get("why_not_cgroup") or "")
+    if not why:
+        return ""
+    denied = " (permission denied)" if "Permission denied" in why else ""
+    return f"; a memory cgroup, which would charge those pages, was refused: {why.split(' (')[0]}{denied}"
 
 
 def _cells57(b) -> dict:
