@@ -369,3 +369,26 @@ def test_a_cap_the_host_cannot_bind_says_the_cgroup_was_refused():
     assert cap_check(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
                                  "no memory cgroup of its own here (permission denied)")
     assert "refused" not in cap_check(table57(1785.0))
+
+
+def test_t32_gpu_same_is_the_gpu_baseline_timed_again():
+    """Table 3.2's GPU version is the baseline's (the tournament tree is a CPU-side change), so
+    its [2] of -5% is a second timing of one program: ours, the repeated shards' second pass."""
+    from test_gerritsen2012_claims import _passes
+
+    from graphrepro.experiments.gerritsen2012_mst_evidence import evidence_table3_2
+
+    def t32(table):
+        b = {"gerritsen2012_mst_gpu_baseline": table}
+        ev = evidence_table3_2(claims_of("gerritsen2012", "gerritsen2012_table3_2"), None, {},
+                               benchmarks=b)
+        return judged("gerritsen2012", "gerritsen2012_table3_2", ev)["t32.gpu_same"]
+
+    totals = [20.0 + (i % 7) for i in range(40)]
+    verdict, reason = t32(_passes("gpu_baseline", totals, {0: 1.03}))  # 3% slower again
+    assert verdict == "reproduced" and reason.endswith("per block"), reason
+    assert "published -15.5-4.545" in reason  # -5% as a timing ratio, 10% either side
+    verdict, _ = t32(_passes("gpu_baseline", totals, {0: 1.5}))  # half again: no A/A
+    assert verdict == "not reproduced"  # the band straddles 0: no side to keep
+    verdict, reason = t32(_passes("gpu_baseline", totals))
+    assert verdict == "not testable here" and "timed again (block_repeat_shards)" in reason

@@ -17,7 +17,7 @@ import pandas as pd
 from ..claims.rule import Bootstrap, Exact, Fit, Spread, Untestable
 from .gerritsen2012_mst_measured import (PARTS, PHASES, PHASES_FULL, SWEEP, bench, block_drift,
                                          fastest_version, not_run_reason, per_block, phase_times,
-                                         timing_note, variant_table)
+                                         repeat_rows, timing_note, variant_table)
 
 
 def _data(benchmarks, *names) -> str:
@@ -197,8 +197,29 @@ def _grid_and_key(benchmarks) -> dict:
 def evidence_table3_2(claims, runs, stats, benchmarks=None) -> dict:
     # the tournament tree is a CPU-only change here: Table 3.2's GPU version is the baseline's
     return {"t32.cpu_gain": gain(benchmarks, "cpu_baseline", "cpu_tournament"),
-            "t32.gpu_same": Untestable(reason="see the claim"),
+            "t32.gpu_same": _retimed(benchmarks, "gpu_baseline"),
             "t32.speedup": gain(benchmarks, "cpu_tournament", "gpu_baseline")}
+
+
+def _retimed(benchmarks, variant: str):
+    """Table 3.2's [2]: the tournament tree changes the CPU's per-block MST only, so the thesis's
+    GPU version there is its baseline timed again, and "-5%" is how far a second timing of one
+    program moved. Ours: the baseline's shards timed in a second pass against their first pass,
+    paired by block. The drift between the passes' jobs is what is measured here, so it widens
+    nothing."""
+    again = repeat_rows(benchmarks, variant)
+    gone = _why_not(benchmarks, variant)
+    if gone or again is None or not (again["status"] == "ok").any():
+        return gone or Untestable(reason=f"no shard of {variant} was timed again "
+                                         f"(block_repeat_shards)")
+    first = per_block(variant_table(benchmarks, variant))["total_ms"]
+    second = per_block(again)["total_ms"]
+    p = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
+    return Bootstrap(groups=[p[["a", "b"]].to_numpy()], statistic=_gain, units="blocks",
+                     job_drift=0.0, n=f"{len(p)} blocks, each timed in both passes",
+                     data=_data(benchmarks, variant), reads=_reads(variant),
+                     detail=f"{variant} timed again: first pass {p['a'].mean():.3g} ms, second "
+                            f"{p['b'].mean():.3g} ms per block")
 
 
 def evidence_table3_3(claims, runs, stats, benchmarks=None) -> dict:
