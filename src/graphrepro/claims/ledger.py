@@ -141,11 +141,16 @@ def _row(claim, evidence: Evidence, gpu: str = "this run's GPU") -> dict:
 
 
 def band_of(claim) -> dict:
-    """The band the rule judges ``claim`` against and which rule set it (claims/bands.py), for
-    every row, judged or not: derived, never copied from a note; empty for a published value
-    with no number to band ("see the table")."""
+    """The band the rule judges ``claim`` against and which rule set it (claims/bands.py), on
+    every row the rule judges whenever its evidence allows (a comparison refused as timed apart
+    too): derived, never copied from a note. Empty where no band is ever used: a claim fixed as
+    not testable (hardware, an algorithm not built) or a published value with no number to band
+    ("see Table 5.5": its number names a table)."""
     from .bands import explained_band
 
+    if str(claim.get("untestable") or "").strip() or \
+            str(claim.get("published") or "").strip().lower().startswith("see "):
+        return {"band": "", "band_basis": ""}
     try:
         band, basis = explained_band(claim)
     except (ValueError, AttributeError):
