@@ -397,3 +397,33 @@ def test_t32_gpu_same_is_the_gpu_baseline_timed_again():
     assert verdict == "not reproduced"  # the band straddles 0: no side to keep
     verdict, reason = t32(_passes("gpu_baseline", totals))
     assert verdict == "not testable here" and "timed again (block_repeat_shards)" in reason
+
+
+def test_f4_k_graph_counts_the_graphs_different_best_k_under_their_noise():
+    import numpy as np
+
+    from graphrepro.experiments.safari2017_evidence import _k_by_graph
+
+    claim = load_claims().set_index("claim_id").loc["f4.k_graph"].to_dict()
+    rng = np.random.default_rng(1)
+    ks = [1, 2, 3, 4, 5]
+    runs = pd.DataFrame(columns=["graph", "variant", "source", "trial", "status", "solve_ms"])
+
+    def graph(best, noise=0.01, step=0.2):  # 20 sources x 5 depths, fastest at k = best
+        means = np.array([1.0 + step * abs(k - best) for k in ks])
+        return means * (1 + noise * rng.standard_normal((20, len(ks))))
+
+    def k_graph(sweep):
+        n = {g: "20 sources x 1 trial" for g in sweep}
+        return judge(claim, _k_by_graph(runs, ks, sweep, n, "t: test", ""))
+
+    j = k_graph({"ny": graph(4), "col": graph(2)})
+    assert j.verdict == "reproduced" and "ny: k=4, col: k=2" in j.reason, j.reason
+    assert k_graph({"ny": graph(4), "col": graph(4)}).verdict == "not reproduced"
+    # no depth better than another: each graph's "best" is noise, agreeing or not
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        flat = {"ny": graph(4, noise=0.05, step=0.0), "col": graph(2, noise=0.05, step=0.0)}
+        j = k_graph(flat)
+        assert j.verdict == "inconclusive", (seed, j.reason)
+    assert k_graph({"ny": graph(4)}).reason == "fewer than two graphs with a sweep of k"
