@@ -26,7 +26,7 @@ CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "l
 LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
                   "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
                   "interval", "band", "run", "launch_path", "sources", "trials", "device",
-                  "data_kind", "departure", "tables"]
+                  "data_kind", "departure", "tables", "band_basis"]
 
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
@@ -145,7 +145,25 @@ def _row(claim, evidence: Evidence, gpu: str = "this run's GPU") -> dict:
             "ours_low": _round(j.low), "ours_high": _round(j.high), "unit": claim["unit"],
             "n": evidence.n, "data": evidence.data, "verdict": j.verdict, "reason": j.reason,
             "target": claim["target"], "claim_id": claim["claim_id"], "interval": j.interval,
-            "band": j.band}
+            **band_of(claim)}
+
+
+def band_of(claim) -> dict:
+    """The band the rule judges ``claim`` against and which rule set it (claims/bands.py), on
+    every row the rule judges whenever its evidence allows (a comparison refused as timed apart
+    too): derived, never copied from a note. Empty where no band is ever used: a claim fixed as
+    not testable (hardware, an algorithm not built) or a published value with no number to band
+    ("see Table 5.5": its number names a table)."""
+    from .bands import explained_band
+
+    if str(claim.get("untestable") or "").strip() or \
+            str(claim.get("published") or "").strip().lower().startswith("see "):
+        return {"band": "", "band_basis": ""}
+    try:
+        band, basis = explained_band(claim)
+    except (ValueError, AttributeError):
+        return {"band": "", "band_basis": ""}
+    return {"band": str(band), "band_basis": basis}
 
 
 def _round(v):
@@ -194,6 +212,8 @@ def collect(results: Path) -> pd.DataFrame:
     rows = []
     for _, claim in claims.iterrows():
         row = built.get(claim["claim_id"])
+        if row is not None:  # the band as the rule now derives it, whenever the row was written
+            row.update(band_of(claim))
         if row is None:
             row = {c: "" for c in LEDGER_COLUMNS}
             row.update({k: claim[k] for k in ("document", "where", "claim", "kind", "published",

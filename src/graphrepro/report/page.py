@@ -205,11 +205,19 @@ def evidence(r: dict) -> dict:
         ("launch_path", "launch path")) if str(r.get(key) or "")]
     return {"sentence": str(r.get("claim") or ""), "where": str(r.get("where") or ""),
             "published": with_unit(r.get("published", ""), r.get("unit", "")),
-            "band": str(r.get("band") or ""), "ours": ours_text(r), "n": str(r.get("n") or ""),
+            "band": band_text(r), "ours": ours_text(r), "n": str(r.get("n") or ""),
             "interval": str(r.get("interval") or ""), "kind": data_kind(r),
             "data": _listed(r.get("data")), "departures": _listed(r.get("departure")),
             "reason": reason_text(r.get("reason", "")), "tables": _listed(r.get("tables")),
             "read": read, "setting": setting_text(r), "replicates": replicate_values(r)}
+
+
+def band_text(r: dict) -> str:
+    """The band and, in brackets, which rule of claims/bands.py set it (a ledger before issue
+    51's round 4 has no ``band_basis``: the band alone)."""
+    band, basis = (str(v) if pd.notna(v) else "" for v in (r.get("band", ""),
+                                                           r.get("band_basis", "")))
+    return f"{band} ({basis})" if band and basis else band
 
 
 def claim_rows(ledger: pd.DataFrame) -> list[dict]:
