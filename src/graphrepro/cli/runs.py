@@ -313,7 +313,7 @@ def add_transfers(sub) -> None:
 def cmd_plan(args) -> int:
     """Jobs, GPU- and CPU-seconds per target and the expected wall time of a config on a host."""
     from .. import configs
-    from ..plan import format_plan, plan
+    from ..budget import format_host_plan, plan_host, shards_config
 
     if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
         raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
@@ -321,14 +321,25 @@ def cmd_plan(args) -> int:
         # one core at least is left for the GPU jobs' hosts and the graph preparation
         raise InputError(f"--timed-cores {args.timed_cores}: must be from 1 to --cores - 1 "
                          f"({args.cores - 1})")
+    if args.max_job_share is not None and not 0 < args.max_job_share <= 1:
+        raise InputError(f"--max-job-share {args.max_job_share}: give a share above 0, at most 1")
+    if args.budget is not None and args.budget <= 0:
+        raise InputError(f"--budget {args.budget}: give the minutes, above 0")
     config = configs.load(args.configfile)
-    result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
-                                                      config.get("reference", "reports/reference")),
-                  Path(args.results) if args.results else None, args.timed_cores,
-                  args.targets, args.cpu_slots)
+    result = plan_host(config, args.gpus, args.cores,
+                       Path(args.reference or configs.root() /
+                            config.get("reference", "reports/reference")),
+                       Path(args.results) if args.results else None, args.timed_cores,
+                       args.targets, args.cpu_slots, args.max_job_share, args.budget)
     if args.json:
         atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
-    print(format_plan(result))
+    if args.write_shards:
+        import yaml
+
+        atomic.write_text(Path(args.write_shards), "# written by graphrepro plan --max-job-share "
+                          f"{args.max_job_share}: give it last to snakemake's --configfile\n"
+                          + yaml.safe_dump(shards_config(result), sort_keys=True))
+    print(format_host_plan(result))
     return 0
 
 
@@ -349,4 +360,11 @@ def add_plan(sub) -> None:
                                         "reference folder)")
     sp.add_argument("--targets", nargs="+", help="only these targets (default: every ready one)")
     sp.add_argument("--json", help="also write the plan here")
+    sp.add_argument("--max-job-share", type=float, default=None,
+                    help="split graphs' sources into shards until no GPU job is longer than this "
+                         "share of the plan (e.g. 0.1)")
+    sp.add_argument("--write-shards", help="with --max-job-share: write those shards here, a "
+                                           "config to give last to snakemake's --configfile")
+    sp.add_argument("--budget", type=float, default=None, metavar="MIN",
+                    help="say which targets fit in MIN minutes and which source cap fits them all")
     sp.set_defaults(func=cmd_plan)
