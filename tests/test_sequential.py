@@ -124,3 +124,24 @@ def test_prefix_keeps_the_first_sources_in_draw_order():
     assert sequential.prefix(runs, 2)["source"].tolist() == [7, 3, 7, 3, 1, 2]
     assert sequential.prefix(runs, 1)["source"].tolist() == [7, 7, 1]
     assert sequential.sources_in(runs) == 3
+
+
+def test_the_configs_sampling_is_schema_checked_and_sets_the_eyes_sources():
+    from graphrepro import configs
+    from graphrepro.cli.experiments import _design
+    from graphrepro.configcheck import schema_errors
+    from graphrepro.errors import InputError
+
+    base = configs.load([])
+    assert not schema_errors({**base, "sampling": {"first": 20, "batch": 20, "eye_sources": 3}})
+    assert schema_errors({**base, "sampling": {"first": 0}})
+    assert schema_errors({**base, "sampling": {"firsts": 5}})
+    config = {"measure": {"sources": 8}, "sampling": {"eye_sources": 3},
+              "graphs": {"g": {}, "h": {}},
+              "targets": {"safari2017_table2": {"graphs": ["g"]}, "frontier_sssp": {"graphs": ["h"]}}}
+    assert configs.sources_of(config, "g") == 8  # safari2017_table2 decides claims
+    assert configs.sources_of(config, "h") == 3  # frontier has goals, no claims: for the eye
+    assert configs.sampling_design(config) == sequential.Design(cap=10 ** 9)
+    assert _design("first=5,batch=5,cap=50,drift=0.02") == sequential.Design(5, 5, 50, 0.02)
+    with pytest.raises(InputError, match="--sampling"):
+        _design("first=5,step=2")

@@ -7,7 +7,7 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
-from graphrepro.configs import block_repeats, sources_of, terrain_compare_parts
+from graphrepro.configs import block_repeats, sampling_design, sources_of, terrain_compare_parts
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
@@ -131,6 +131,15 @@ DENSE_GRAPH = "|".join(re.escape(g) for g in dense_graph_names()) or "(?!)"  # (
 
 def dense_args(name):
     return option_args(graph_config(name)["dense"])
+
+
+def sampling_args():
+    """The compare step's --sampling (configs.sampling_design): none without a sampling: key."""
+    design = sampling_design(config)
+    if design is None:
+        return []
+    return ["--sampling", f"first={design.first},batch={design.batch},cap={design.cap},"
+                          f"drift={design.drift}"]
 
 
 def target_benchmarks(name):
