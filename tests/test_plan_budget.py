@@ -95,3 +95,14 @@ def test_plan_command_shows_n_wall_shards_and_budget(tmp_path, capsys):
     merged = configs.merge([configs.root() / "config/config.yaml", *map(Path, H100), out])
     check_config(merged)  # the written shards are a config snakemake takes
     assert merged["graphs"]["western_w10"]["dataset"] == "western"  # merged, not replaced
+
+
+def test_a_runs_log_ends_with_measured_against_planned():
+    config = configs.load([*H100, "config/h100-run3.yaml"])
+    config["targets"] = {k: v for k, v in config["targets"].items()
+                         if k in ("gerritsen2012_table5_1", "safari2017_table2")}
+    # the reference run measured against a plan made from its own records: they agree
+    line = budget.measured_line(config, REFERENCE, REFERENCE, 2, 32, 600.0)
+    assert line.startswith("measured against planned: ")
+    assert "(x1.00)" in line and "wall 600 s against " in line
+    assert "0 of " in budget.measured_line(config, NOWHERE, REFERENCE, 2, 32, 600.0)

@@ -166,3 +166,41 @@ def format_host_plan(p: dict) -> str:
 def shards_config(p: dict) -> dict:
     """A config to give after the others (``--configfile ... THIS``) that sets the shards."""
     return {"graphs": {g: {"shards": k} for g, k in sorted(p.get("shards", {}).items())}}
+
+
+def _measured_s(results: Path, job: PlannedRun) -> float | None:
+    """The recorded wall seconds of a planned job's every shard in this results folder (its
+    tables' own records), or None where it was not made (or recorded no wall)."""
+    from .bounded import load_json
+    from .harness.shards import job_records
+    from .solvers import run_file_id
+
+    if job.kind == "run":
+        path = results / "runs" / job.graph / f"{run_file_id(job.run_id)}.provenance.json"
+    else:
+        path = results / "benchmarks" / f"{job.run_id}.provenance.json"
+    try:
+        record = load_json(path) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    jobs = [r.get("job") for r in job_records(record) if isinstance(r.get("job"), dict)]
+    walls = [j.get("wall_s_all") or j.get("wall_s") for j in jobs]
+    return sum(walls) if walls and all(walls) else None
+
+
+def measured_line(config: dict, results: Path, reference: Path, gpus: int, cores: int,
+                  wall_s: float) -> str:
+    """A run's last line: the jobs it made, their recorded seconds against what the plan, made
+    from the reference's records alone, gave them, and its wall against the plan's."""
+    jobs = planned(config, gpus, reference, reference)
+    p = summarize(config, jobs, gpus, cores, reference, reference)
+    pairs = [(m, sum(j.job_seconds())) for j in jobs
+             if (m := _measured_s(results, j)) is not None]
+    measured, expected = sum(m for m, _ in pairs), sum(e for _, e in pairs)
+    ratio = f" (x{measured / expected:.2f})" if expected else ""
+    return (f"measured against planned: {len(pairs)} of {len(jobs)} timed jobs made here, "
+            f"{measured:.0f} s of job time against {expected:.0f} s planned{ratio}; wall "
+            f"{wall_s:.0f} s against {p['wall_s']:.0f} s planned for the whole config on "
+            f"{gpus} GPU(s) and {cores} cores")
