@@ -247,7 +247,15 @@ def _setup(graph: CSRGraph, spec: RunSpec, checker: _Checker, log):
         checker.check(solver, source, digest, result.distances)
         return result
 
-    for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
+    from .warm import reuse_warmup
+
+    warmups = spec.warmup
+    if warmups and reuse_warmup(solver.name, base["params"], graph):
+        warmups = 0
+        phases["warmup_reused"] = phases.get("warmup_reused", 0) + 1
+        log(f"{solver.name} on {graph.name}: warm-up reused (this worker warmed it in an "
+            "earlier job)")
+    for _ in range(warmups):  # compiles kernels, warms caches; verified, not recorded
         try:
             run(spec.sources[0], spec.digests[0], part="warmup_s")
         except PeerHung as e:
