@@ -141,7 +141,8 @@ def test_the_configs_sampling_is_schema_checked_and_sets_the_eyes_sources():
               "targets": {"safari2017_table2": {"graphs": ["g"]}, "frontier_sssp": {"graphs": ["h"]}}}
     assert configs.sources_of(config, "g") == 8  # safari2017_table2 decides claims
     assert configs.sources_of(config, "h") == 3  # frontier has goals, no claims: for the eye
-    assert configs.sampling_design(config) == sequential.Design(cap=10 ** 9)
+    assert configs.sampling_design(config) == sequential.Design()
+    assert sequential.Design(first=3, batch=4).looks(12) == [3, 7, 11, 12]
     assert _design("first=5,batch=5,cap=50,drift=0.02") == sequential.Design(5, 5, 50, 0.02)
     with pytest.raises(InputError, match="--sampling"):
         _design("first=5,step=2")

@@ -41,3 +41,38 @@ def test_outside_a_worker_or_unasked_every_job_warms_up(monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_IN_WORKER", "1")
     monkeypatch.delenv("GRAPHREPRO_WARMUP")
     assert "warmup_reused" not in _job(graph)[0]
+
+
+def test_the_counting_pass_runs_only_for_the_sources_asked(monkeypatch):
+    from graphrepro import gpu
+    from graphrepro.solvers import base
+    from graphrepro.solvers.base import SolveResult
+
+    class Counted:
+        """A GPU solver stand-in (the simulator is too slow here): its counters come only from
+        a counting pass."""
+        upload_ms, device_bytes = 0.0, 0
+        passes: list = []
+
+        def __init__(self, graph):
+            self.graph = graph
+
+        def solve(self, source, *, count=False):
+            Counted.passes.append((source, count))
+            return SolveResult(verify.reference_distances(self.graph, source), 1.0,
+                               counters={"arcs_relaxed": 7} if count else {})
+
+    monkeypatch.setattr(gpu, "cuda_available", lambda: True)
+    monkeypatch.setattr(gpu, "device_name", lambda: "stand-in")
+    base.load_all()
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # this test's solver: its own
+    base.register("counted_stand_in", device="gpu", document="reference",
+                  description="a GPU stand-in for the counting-pass test")(Counted)
+    graph = road_grid(6, 6, seed=1, name="count_grid")
+    sources = [0, 5, 9]
+    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
+    table = measure(graph, RunSpec("counted_stand_in", sources, digests, trials=1, warmup=0,
+                                   count_sources=1), log=lambda m: None)
+    assert (table["status"] == "ok").all()
+    assert table["arcs_relaxed"].notna().tolist() == [True, False, False]
+    assert [s for s, count in Counted.passes if count] == [0]  # one counting pass in all

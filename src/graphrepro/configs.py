@@ -84,7 +84,7 @@ def sampling_design(config: dict):
     if not given:
         return None
     return Design(first=int(given.get("first", 10)), batch=int(given.get("batch", 10)),
-                  cap=int(given.get("cap", 10 ** 9)), drift=float(given.get("drift", 0.0)))
+                  cap=given.get("cap"), drift=float(given.get("drift", 0.0)))
 
 
 def configs_with(target: str) -> list[str]:

@@ -133,13 +133,19 @@ def dense_args(name):
     return option_args(graph_config(name)["dense"])
 
 
+def count_args(graph):
+    """A run's --count-sources where the graph's config limits its counting passes."""
+    counted = (config["graphs"].get(graph) or {}).get("count_sources")
+    return [] if counted is None else ["--count-sources", str(counted)]
+
+
 def sampling_args():
     """The compare step's --sampling (configs.sampling_design): none without a sampling: key."""
     design = sampling_design(config)
     if design is None:
         return []
-    return ["--sampling", f"first={design.first},batch={design.batch},cap={design.cap},"
-                          f"drift={design.drift}"]
+    cap = "" if design.cap is None else f"cap={design.cap},"
+    return ["--sampling", f"first={design.first},batch={design.batch},{cap}drift={design.drift}"]
 
 
 def target_benchmarks(name):

@@ -37,17 +37,20 @@ ALPHA = 1 - LEVEL
 
 @dataclass(frozen=True)
 class Design:
-    """Looks at ``first``, ``first + batch``, ... sources, up to ``cap``; ``drift``: the measured
+    """Looks at ``first``, ``first + batch``, ... sources, up to ``cap`` (or all there are); ``drift``: the measured
     run-to-run drift (relative, 0.02 for 2%) an interval must clear the band's edge by."""
 
     first: int = 10
     batch: int = 10
-    cap: int = 100
+    cap: int | None = None  # None: every source the graph has (the config's sources for it)
     drift: float = 0.0
 
     def looks(self, available: int | None = None) -> list[int]:
         """The source counts looked at, the last one the cap (or every source there is)."""
-        cap = self.cap if available is None else min(self.cap, available)
+        caps = [c for c in (self.cap, available) if c is not None]
+        if not caps:
+            raise ValueError("a design with no cap looks only at the sources there are")
+        cap = min(caps)
         counts = list(range(min(self.first, cap), cap, max(1, self.batch)))
         return [*counts, cap] if not counts or counts[-1] != cap else counts
 

@@ -85,12 +85,17 @@ def cmd_run(args) -> int:
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
     sources, digests = record["sources"], record["digests"]
+    counted = args.count_sources  # of the graph's sources in draw order, not of a shard's
+    if counted is not None and counted < 0:
+        raise InputError(f"--count-sources {counted}: give 0 or more")
     if args.shard:
         from ..harness.shards import parse_shard, shard_slice
 
         part = shard_slice(len(sources), parse_shard(args.shard))
         sources, digests = sources[part], digests[part]
-    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
+        counted = None if counted is None else max(0, counted - (part.start or 0))
+    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup,
+                   count_sources=counted)
     checked = time.perf_counter()
     others = list(args.interleave or [])
     outputs = list(args.interleave_output or [])
@@ -98,7 +103,7 @@ def cmd_run(args) -> int:
         raise InputError(f"--interleave names {len(others)} runs and --interleave-output "
                          f"{len(outputs)} files: one each")
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
-                              warmup=args.warmup) for r in others]
+                              warmup=args.warmup, count_sources=counted) for r in others]
     phases: dict = {}
     tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
                                  phases=phases)
@@ -108,6 +113,8 @@ def cmd_run(args) -> int:
         out = atomic.write_csv(table, output)
         prov = provenance({"graph": args.graph, "solver": s.solver, "params": s.params,
                            "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
+                           **({"count_sources": args.count_sources}
+                              if args.count_sources is not None else {}),
                            **({"shard": args.shard} if args.shard else {}),
                            **({"interleaved": [x.solver for x in specs]} if others else {})})
         if others:  # said in the record too, not only in its config hash
@@ -183,6 +190,9 @@ def add_run(sub) -> None:
     sp.add_argument("--warmup", type=int, default=1)
     sp.add_argument("--param", action="append", metavar="KEY=VALUE")
     sp.add_argument("--calibration", help="a JSON written by `calibrate` (sets safari2017's N)")
+    sp.add_argument("--count-sources", type=int, default=None, metavar="N",
+                    help="the untimed counting pass for the graph's first N sources only (0: "
+                         "none, where no claim reads the counters; default: every source)")
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
