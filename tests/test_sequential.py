@@ -97,6 +97,9 @@ def test_a_claims_n_and_stopping_reason_reach_the_ledger(monkeypatch):
          "unit": "x", "subject": "", "untestable": "", "note": "", "document": "d"},
         {"claim_id": "edge", "target": "t", "where": "Fig. 2", "claim": "c is 0.8 of a",
          "kind": "magnitude", "published": "0.8", "low": "0.7", "high": "0.8", "null": "1",
+         "unit": "x", "subject": "", "untestable": "", "note": "", "document": "d"},
+        {"claim_id": "bench", "target": "t", "where": "Table 3", "claim": "a benchmark's",
+         "kind": "magnitude", "published": "0.5", "low": "0.4", "high": "0.6", "null": "1",
          "unit": "x", "subject": "", "untestable": "", "note": "", "document": "d"}])
     monkeypatch.setattr(ledger, "load_claims", lambda document=None: claims)
     runs = _runs({"b": (0.5, 0.01), "c": (0.8, 0.4)})
@@ -107,7 +110,9 @@ def test_a_claims_n_and_stopping_reason_reach_the_ledger(monkeypatch):
             return Bootstrap(groups=[wide[[solver, "a"]].to_numpy()], n=f"{len(wide)} sources",
                              statistic=lambda g: float(np.mean(g[0][:, 0] / g[0][:, 1])),
                              reads=(("g", solver), ("g", "a")))
-        return {"clear": ratio("b"), "edge": ratio("c")}
+        return {"clear": ratio("b"), "edge": ratio("c"),
+                "bench": Bootstrap(groups=[np.array([[0.5], [0.52]])], n="2 blocks",
+                                   statistic=lambda g: float(g[0].mean()), reads=("a_table",))}
 
     target = SimpleNamespace(name="t", evidence=evidence)
     rows = ledger.judge_target(target, runs, {}, design=DESIGN).set_index("claim_id")
@@ -116,6 +121,7 @@ def test_a_claims_n_and_stopping_reason_reach_the_ledger(monkeypatch):
     assert rows.loc["clear", "verdict"] == "reproduced"
     assert rows.loc["edge", "sampled"] == "cap (100 sources)"
     assert rows.loc["edge", "n"] == "100 sources"
+    assert rows.loc["bench", "sampled"] == "not sampled: reads no run table"
     assert list(rows.columns) == [c for c in ledger.LEDGER_COLUMNS if c != "claim_id"]
 
 
