@@ -106,3 +106,13 @@ def test_a_runs_log_ends_with_measured_against_planned():
     assert line.startswith("measured against planned: ")
     assert "(x1.00)" in line and "wall 600 s against " in line
     assert "0 of " in budget.measured_line(config, NOWHERE, REFERENCE, 2, 32, 600.0)
+
+
+def test_n_expected_comes_from_a_sampled_ledger(tmp_path):
+    folder = tmp_path / "targets"
+    folder.mkdir()
+    (folder / "t.claims.csv").write_text(
+        "claim_id,sampled\na,decided at 20 sources\nb,cap (100 sources)\n")
+    (folder / "u.claims.csv").write_text("claim_id,sampled\nc,decided at 10 sources\n")
+    (folder / "v.claims.csv").write_text("claim_id,verdict\nd,reproduced\n")  # not sampled
+    assert budget.expected_n(["t", "u", "v", "w"], tmp_path, NOWHERE) == {"t": 100, "u": 10}

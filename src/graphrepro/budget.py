@@ -124,6 +124,32 @@ def format_fit(f: dict) -> str:
     return "\n".join(lines)
 
 
+def expected_n(targets, results: Path, reference: Path) -> dict:
+    """{target: the most sources any of its claims needed} where its last ledger rows (this
+    run's, else the reference's) were judged sequentially (``sampled``: "decided at 20 sources",
+    "cap (100 sources)"): what a sampled run expects to time."""
+    import re
+
+    from .bounded import read_csv
+
+    out = {}
+    for name in targets:
+        for folder in (results, reference):
+            path = folder / "targets" / f"{name}.claims.csv"
+            try:
+                rows = read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
+            except (OSError, ValueError):
+                rows = None
+            if rows is None or "sampled" not in rows:
+                continue
+            counts = [int(m[1]) for text in rows["sampled"]
+                      if (m := re.search(r"(\d+) sources", str(text)))]
+            if counts:
+                out[name] = max(counts)
+                break
+    return out
+
+
 def plan_host(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
               timed_cores: int | None = None, targets=None, cpu_slots: int = 1,
               max_job_share: float | None = None, budget_min: float | None = None) -> dict:
@@ -139,6 +165,9 @@ def plan_host(config: dict, gpus: int, cores: int, reference: Path, results: Pat
     refs = reference_seconds(config, runs, reference, results)
     for name, wall in target_wall(config, runs, gpus, prep, refs, slots).items():
         p["targets"][name]["wall_s"] = wall
+    for name, n in expected_n(p["targets"], results or Path(config.get("results", "results")),
+                              reference).items():
+        p["targets"][name]["n_expected"] = n
     p["shards"] = shards
     p["max_job_share"] = max_job_share
     if max_job_share:

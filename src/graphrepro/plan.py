@@ -436,7 +436,8 @@ def format_plan(p: dict) -> str:
     lines = [f"{'target':32s} {'jobs':>5s} {'n':>4s} {'GPU-s':>9s} {'CPU-s':>9s}{wall}  from"]
     for name, row in p["targets"].items():
         own = f" {row.get('wall_s', 0):8.0f}" if alone else ""
-        lines.append(f"{name:32s} {row['jobs']:5d} {row.get('n', 0) or '':>4} {row['gpu_s']:9.1f} "
+        n = row.get("n_expected") or row.get("n") or ""  # a sampled run's, where one was made
+        lines.append(f"{name:32s} {row['jobs']:5d} {n:>4} {row['gpu_s']:9.1f} "
                      f"{row['cpu_s']:9.1f}{own}  {row['basis']}")
     lines.append(f"{'total':32s} {p['jobs']:5d} {'':>4s} {p['gpu_s']:9.1f} {p['cpu_s']:9.1f}"
                  + (f" {p['wall_s']:8.0f}" if alone else ""))
