@@ -97,12 +97,13 @@ def _judge_sequential(target, claims, runs, stats, extra, design) -> pd.DataFram
             by_look[n] = target.evidence(claims, sequential.prefix(runs, n), stats, **extra)
         return by_look[n]
 
-    from .origin import reads_of
+    from .origin import read_rows
 
     stops, whole = {}, evidence_at(looks[-1])  # every source: the last look
     for _, claim in claims.iterrows():
         cid = claim["claim_id"]
-        if not any(isinstance(r, tuple) for r in reads_of(whole[cid])):  # no run table read
+        tables = read_rows(whole[cid], runs, extra.get("benchmarks"))
+        if not any(name.startswith("runs/") for name, _ in tables):  # no run table read
             stops[cid] = sequential.Stop(looks[-1], "not sampled: reads no run table")
             continue
         stops[cid] = sequential.stop_at(design, available, lambda n, level: sequential.decided(

@@ -30,7 +30,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.stats import norm
 
-from .rule import LEVEL, Estimate, Evidence, Untestable, _against, _drifted, claim_band, _num
+from .rule import (LEVEL, Estimate, Evidence, Untestable, _against, _drifted, _num,
+                   _timed_apart, _unvalidated, claim_band)
 
 ALPHA = 1 - LEVEL
 
@@ -81,12 +82,15 @@ def _at_level(est: Estimate, level: float, claim, drift: float) -> Estimate:
 def decided(claim, evidence: Evidence, level: float, drift: float = 0.0,
             seed: int = 0) -> bool | None:
     """Whether the claim's interval at ``level``, widened by ``drift``, clears the band's edges:
-    True decided, False not yet, None never by more sources (not testable, a best parameter,
-    judged on its resamples' share, and values with no interval)."""
+    True decided, False not yet, None never by more sources (not testable, sides timed apart
+    with no drift, unvalidated values, a best parameter, judged on its resamples' share)."""
     if isinstance(evidence, Untestable) or str(claim.get("untestable") or "").strip():
         return None
     if claim["kind"] == "best parameter":
         return None
+    if _unvalidated(evidence) or (claim["kind"] != "existence-limit"
+                                  and _timed_apart(evidence, evidence.job_drift)):
+        return None  # the rule refuses it, or holds it inconclusive, at any n
     est = evidence.estimate(np.random.default_rng(seed))
     est = _drifted(est, evidence, claim, evidence.job_drift)
     if not all(map(math.isfinite, (est.low, est.high))):
