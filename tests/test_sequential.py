@@ -152,3 +152,15 @@ def test_the_configs_sampling_is_schema_checked_and_sets_the_eyes_sources():
     assert _design("first=5,batch=5,cap=50,drift=0.02") == sequential.Design(5, 5, 50, 0.02)
     with pytest.raises(InputError, match="--sampling"):
         _design("first=5,step=2")
+
+
+def test_extremes_and_counts_are_not_stopped_on_early():
+    from graphrepro.claims.rule import Exact
+
+    claim = {"claim_id": "c", "kind": "magnitude", "published": "5", "low": "4", "high": "6",
+             "null": "", "unit": "x", "untestable": ""}
+    rng = np.random.default_rng(4)
+    minimum = Bootstrap(groups=[rng.uniform(4.5, 5.5, 30)], statistic=lambda g: float(g[0].min()))
+    assert sequential.decided(claim, minimum, 0.99) is None  # a minimum only falls with n
+    assert sequential.decided(claim, Exact(values=[5, 5, 5]), 0.99) is False  # may yet break
+    assert sequential.decided(claim, Exact(values=[5, 9]), 0.99) is True  # broken for good

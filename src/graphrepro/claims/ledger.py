@@ -94,7 +94,7 @@ def _judge_sequential(target, claims, runs, stats, extra, design) -> pd.DataFram
 
     def evidence_at(n):
         if n not in by_look:
-            by_look[n] = target.evidence(claims, sequential.prefix(runs, n), stats, **extra)
+            by_look[n] = _evidence(target, claims, sequential.prefix(runs, n), stats, extra)
         return by_look[n]
 
     from .origin import read_rows
@@ -119,22 +119,30 @@ def _judge_sequential(target, claims, runs, stats, extra, design) -> pd.DataFram
     return out.sort_values("claim_id", key=lambda c: c.map(order)).reset_index(drop=True)
 
 
-def _judge_claims(target, claims, runs, stats, extra, only=None) -> pd.DataFrame:
-    """The ledger rows of a target's claims (of those in ``only``), on these runs."""
+def _evidence(target, claims, runs, stats, extra) -> dict:
+    """{claim id: evidence} as the rule judges it: one for each claim, the launch-path rule
+    applied and each marked with the jobs its sides were timed in."""
+    from .origin import mark_jobs
+
     evidence = target.evidence(claims, runs, stats, **extra)
     unknown = set(evidence) - set(claims["claim_id"])
     missing = [c for c in claims["claim_id"] if c not in evidence]
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
-    if only is not None:
-        claims = claims[claims["claim_id"].isin(only)]
-        evidence = {c: e for c, e in evidence.items() if c in set(only)}
-    from .origin import mark_jobs, where_from
-
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
     for e in evidence.values():
         mark_jobs(e, runs, extra.get("benchmarks"))
+    return evidence
+
+
+def _judge_claims(target, claims, runs, stats, extra, only=None) -> pd.DataFrame:
+    """The ledger rows of a target's claims (of those in ``only``), on these runs."""
+    from .origin import where_from
+
+    evidence = _evidence(target, claims, runs, stats, extra)
+    if only is not None:
+        claims = claims[claims["claim_id"].isin(only)]
     gpu = run_gpu(runs, extra.get("benchmarks"))
     return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
                           **where_from(e, runs, extra.get("benchmarks"), stats)}

@@ -79,11 +79,19 @@ def _at_level(est: Estimate, level: float, claim, drift: float) -> Estimate:
     return _drifted(out, Evidence(job_drift=drift), claim, None) if drift > 0 and not parts else out
 
 
+def _one_armed(est: Estimate) -> bool:
+    """An interval with one arm of no length about ``ours``: the bootstrap of an extreme over
+    sources (a minimum's resamples never fall below it), which only moves one way as sources
+    are added and is no normal-like interval to stop on."""
+    return (est.low == est.ours) != (est.high == est.ours) and not est.exact
+
+
 def decided(claim, evidence: Evidence, level: float, drift: float = 0.0,
             seed: int = 0) -> bool | None:
     """Whether the claim's interval at ``level``, widened by ``drift``, clears the band's edges:
     True decided, False not yet, None never by more sources (not testable, sides timed apart
-    with no drift, unvalidated values, a best parameter, judged on its resamples' share)."""
+    with no drift, unvalidated values, a best parameter, judged on its resamples' share, and an
+    extreme over sources): those are judged on every source."""
     if isinstance(evidence, Untestable) or str(claim.get("untestable") or "").strip():
         return None
     if claim["kind"] == "best parameter":
@@ -95,12 +103,17 @@ def decided(claim, evidence: Evidence, level: float, drift: float = 0.0,
     est = _drifted(est, evidence, claim, evidence.job_drift)
     if not all(map(math.isfinite, (est.low, est.high))):
         return None
+    if any(_one_armed(e) for e in (est, *(est.parts_estimates or {}).values())):
+        return None
     est = _at_level(est, level, claim, drift)
     band, null = claim_band(claim), _num(claim.get("null"))
     verdicts = [_against(claim["kind"], band, null, e)[0]
                 for e in (est.parts_estimates or {"": est}).values()]
     if est.parts_estimates and not est.readings and "not reproduced" in verdicts:
         return True  # one part outside the band breaks a claim over parts, whatever the rest
+    if any(e.exact for e in (est, *(est.parts_estimates or {}).values())):
+        # a count's range only widens with sources: a counterexample is final, a fit is not
+        return "not reproduced" in verdicts
     return "inconclusive" not in verdicts
 
 
