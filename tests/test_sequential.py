@@ -144,7 +144,8 @@ def test_the_configs_sampling_is_schema_checked_and_sets_the_eyes_sources():
     assert schema_errors({**base, "sampling": {"firsts": 5}})
     config = {"measure": {"sources": 8}, "sampling": {"eye_sources": 3},
               "graphs": {"g": {}, "h": {}},
-              "targets": {"safari2017_table2": {"graphs": ["g"]}, "frontier_sssp": {"graphs": ["h"]}}}
+              "targets": {"safari2017_table2": {"graphs": ["g"]},
+                          "frontier_sssp": {"graphs": ["h"]}}}
     assert configs.sources_of(config, "g") == 8  # safari2017_table2 decides claims
     assert configs.sources_of(config, "h") == 3  # frontier has goals, no claims: for the eye
     assert configs.sampling_design(config) == sequential.Design()

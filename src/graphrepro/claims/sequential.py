@@ -38,8 +38,9 @@ ALPHA = 1 - LEVEL
 
 @dataclass(frozen=True)
 class Design:
-    """Looks at ``first``, ``first + batch``, ... sources, up to ``cap`` (or all there are); ``drift``: the measured
-    run-to-run drift (relative, 0.02 for 2%) an interval must clear the band's edge by."""
+    """Looks at ``first``, ``first + batch``, ... sources, up to ``cap`` (or all there are);
+    ``drift``: the measured run-to-run drift (relative, 0.02 for 2%) an interval must clear the
+    band's edge by."""
 
     first: int = 10
     batch: int = 10
