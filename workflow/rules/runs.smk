@@ -32,6 +32,7 @@ rule run_solver:
         warmup=config["measure"]["warmup"],
         anchors=ANCHOR_ARGS,  # (common.smk)
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+        counting=lambda w: count_args(w.graph),
     threads: lambda w: timed_threads(timed_device(w.solver))
     priority: run_priority
     resources:
@@ -48,7 +49,7 @@ rule run_solver:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-        "{params.calibration:q} --output {output.table:q} 2> {log:q}"
+        "{params.calibration:q} {params.counting:q} --output {output.table:q} 2> {log:q}"
 
 
 # A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
@@ -76,6 +77,7 @@ rule run_solver_shard:
         anchors=ANCHOR_ARGS,  # (common.smk)
         calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
+        counting=lambda w: count_args(w.graph),
     threads: lambda w: timed_threads(timed_device(w.solver))
     priority: run_priority
     resources:
@@ -87,7 +89,7 @@ rule run_solver_shard:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-        "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
+        "{params.calibration:q} {params.counting:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
 
 localrules:
@@ -150,6 +152,7 @@ for _n, (_graph, _ids, _shard) in enumerate(
             rest_tables=interleaved_files(_graph, _ids, _shard, ".csv")[1:],
             calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
             shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
+            counting=count_args(_graph),
         threads: timed_threads(timed_device(*_ids))
         priority: group_priority(_graph, _ids)
         resources:
@@ -163,5 +166,5 @@ for _n, (_graph, _ids, _shard) in enumerate(
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
             "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-            "{params.calibration:q} {params.shard:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
+            "{params.calibration:q} {params.shard:q} {params.counting:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

@@ -17,6 +17,7 @@ rule compare_target:
     params:
         py=PY,
         caption=figure_caption,
+        sampling=sampling_args(),
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
@@ -24,7 +25,7 @@ rule compare_target:
     shell:
         "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
         "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
-        "--figure {output.figure:q} --claims {output.claims:q} 2> {log:q}"
+        "--figure {output.figure:q} --claims {output.claims:q} {params.sampling:q} 2> {log:q}"
 
 
 # an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.
