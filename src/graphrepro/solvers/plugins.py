@@ -135,4 +135,4 @@ def _dist(ep) -> str:
 
 def missing_hint() -> str:
     """Why a solver a user asked for may be missing: a plugin left out (empty if none was)."""
-    return f" (left out: {'; '.join(_PROBLEMS)})" if _PROBLEMS else ""
+    return f"; {'; '.join(x.removeprefix('graphrepro: ') for x in _PROBLEMS)}" if _PROBLEMS else ""
