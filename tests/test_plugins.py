@@ -40,6 +40,7 @@ def fake_plugins(monkeypatch, tmp_path):
     saved = [(r, dict(r)) for r in (base._REGISTRY, documents.PLUGIN_DOCUMENTS,
                                     documents.PLUGIN_CLAIMS, registry._TARGETS,
                                     registry._PLUGIN_TARGETS)]
+    monkeypatch.delenv("GRAPHREPRO_NO_PLUGINS")  # conftest.py hides plugins from the others
     monkeypatch.setattr(plugins, "_loaded", False)
     monkeypatch.setattr(plugins, "_PROBLEMS", [])
     monkeypatch.setattr(plugins, "_ORIGIN", dict(plugins._ORIGIN))
@@ -170,6 +171,17 @@ def test_a_plugin_target_cannot_take_a_built_in_targets_name(fake_plugins, capsy
     assert get_solver("clash_solver").document == "reference"
 
 
+def test_no_plugins_switch_runs_the_study_alone(fake_plugins, monkeypatch):
+    fake_plugins("fake-hidden", "fakeplugin_hidden", """
+        from graphrepro.solvers import register
+        register("hidden_solver", device="cpu", document="reference", description="x")(lambda g: g)
+        """)
+    monkeypatch.setenv("GRAPHREPRO_NO_PLUGINS", "1")
+    with pytest.raises(InputError, match="unknown solver 'hidden_solver'"):
+        get_solver("hidden_solver")
+    assert not plugins.installed() and plugins.problems() == []
+
+
 def test_the_example_plugin_is_found_solves_verified_and_judges_its_claim(fake_plugins, tmp_path,
                                                                            capsys):
     # the example's own module, declared as its pyproject does (where the example is installed
@@ -246,7 +258,8 @@ def test_the_installed_example_plugin_runs_through_the_workflow_into_the_report(
                           str(workdir), "--cores", "2", "--replace-workflow-config",
                           "--configfile", str(cfg)],
                          capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"})
+                         env={**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}",
+                              "GRAPHREPRO_NO_PLUGINS": ""})
     assert run.returncode == 0, f"{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     table = pd.read_csv(workdir / "results" / "targets" / "example_spfa.csv")
     assert set(table["solver"]) == {"example_spfa", "dijkstra"}

@@ -13,11 +13,13 @@ document of its own with its claims file, ``experiments.registry.target`` for it
 A plugin that fails (an import error, a name already taken, an exception of any kind) is left out
 whole: whatever it registered before failing is taken back, one line naming its distribution and
 entry point goes to standard error (``problems()`` keeps them), and the built-in solvers work as
-before. Asking for one of its solvers by name then says why it is not there.
+before. Asking for one of its solvers by name then says why it is not there. ``GRAPHREPRO_NO_PLUGINS=1``
+leaves every plugin out.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from importlib import metadata
@@ -56,8 +58,16 @@ def origin(solver: str) -> str | None:
     return _ORIGIN.get(solver)
 
 
+def enabled() -> bool:
+    """``GRAPHREPRO_NO_PLUGINS=1`` runs the study alone, whatever is installed beside it (its
+    ledger then holds the study's claims only, as the committed reference run's does)."""
+    return os.environ.get("GRAPHREPRO_NO_PLUGINS", "") in ("", "0")
+
+
 def installed() -> bool:
     """Whether any distribution declares an entry point of the group (cheap: metadata only)."""
+    if not enabled():
+        return False
     try:
         return bool(metadata.entry_points(group=GROUP))
     except Exception:  # broken metadata: load_plugins says so
@@ -68,7 +78,7 @@ def load_plugins(solvers: dict) -> None:
     """Load every entry point of the group once, after the built-in solvers (``solvers``: the
     solver registry, so a plugin's new names can be told apart)."""
     global _loaded
-    if _loaded:
+    if _loaded or not enabled():
         return
     _loaded = True
     try:
