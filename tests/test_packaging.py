@@ -145,3 +145,39 @@ def test_the_lock_pins_every_requirement_within_its_bounds_with_hashes():
         name = canonicalize_name(req.name)
         assert name in pins, f"requirements.lock lacks {req.name}"
         assert req.specifier.contains(pins[name], prereleases=True), (line, pins[name])
+
+
+def test_the_workflow_ships_in_the_package():
+    """Snakefile, rules, profiles, report captions and conda envs are links in src/graphrepro to
+    the repository's own files, each matched by a package-data pattern, so the wheel carries the
+    whole workflow (`graphrepro study`; .ci/wheel-check dry-runs it from an installed wheel)."""
+    package = REPO / "src" / "graphrepro"
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["graphrepro"]
+    shipped = [REPO / "Snakefile", *(REPO / "envs").glob("*.yaml"),
+               *(REPO / "workflow" / "rules").glob("*.smk"),
+               *(REPO / "workflow" / "profiles").glob("*/*.yaml"),
+               *(REPO / "workflow" / "report").glob("*.rst")]
+    assert len(shipped) > 15
+    for path in shipped:
+        name = path.relative_to(REPO)
+        assert (package / name).resolve() == path, name  # the link reaches the repository's file
+        assert any(name.match(p) and len(name.parts) == len(Path(p).parts) for p in patterns), name
+
+
+def test_study_runs_the_packaged_workflow_where_the_folder_has_none(tmp_path, monkeypatch):
+    import subprocess
+
+    from graphrepro import snakemake_args
+    from graphrepro.cli import main
+
+    monkeypatch.chdir(REPO)
+    assert snakemake_args.snakefile() == []  # a checkout: Snakemake finds ./Snakefile itself
+    monkeypatch.chdir(tmp_path)
+    ran = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd: ran.append(cmd) or 0)
+    assert main(["study", "--dry-run", "--cores", "2"]) == 0
+    [cmd] = ran
+    packaged = Path(cmd[cmd.index("--snakefile") + 1])
+    assert packaged.resolve() == REPO / "Snakefile"
+    assert cmd[-4:] == ["--cores", "2", "--dry-run", "--"]
