@@ -56,7 +56,10 @@ def test_each_requirement_once_and_the_envs_without_test_tools():
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
     # `snakemake --report` needs pygments: a plain `pip install .` must bring it
     assert any(r.startswith("snakemake[reports]") for r in _pyproject()["dependencies"])
-    test_only = {_requirement(r)[0] for r in _pyproject()["optional-dependencies"]["test"]}
+    extras = _pyproject()["optional-dependencies"]
+    # the test extra also pins Boost for the BGL tests; the rules' envs need it (the boost extra)
+    test_only = ({_requirement(r)[0] for r in extras["test"]}
+                 - {_requirement(r)[0] for r in extras["boost"]})
     for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
         env = yaml.safe_load((REPO / "envs" / name).read_text())
         assert env["channels"] == ["conda-forge", "nodefaults"], name
@@ -181,3 +184,15 @@ def test_study_runs_the_packaged_workflow_where_the_folder_has_none(tmp_path, mo
     packaged = Path(cmd[cmd.index("--snakefile") + 1])
     assert packaged.resolve() == REPO / "Snakefile"
     assert cmd[-4:] == ["--cores", "2", "--dry-run", "--"]
+
+
+def test_boost_headers_is_an_extra_the_lock_and_the_rules_envs_still_carry():
+    """The command line needs no Boost (180 MB): `boost` is an extra; the test extra, which the
+    lock is compiled with, and the conda envs the rules run in keep it for the BGL baselines."""
+    project = _pyproject()
+    assert "boost-headers" not in {_requirement(r)[0] for r in project["dependencies"]}
+    for extra in ("boost", "test"):
+        assert "boost-headers>=1.80" in project["optional-dependencies"][extra]
+    assert "boost-headers==" in (REPO / "requirements.lock").read_text()
+    for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
+        assert _env(name)["boost-headers"] == ">=1.80"

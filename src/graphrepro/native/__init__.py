@@ -112,7 +112,7 @@ def boost_include() -> Path:
         except ImportError:
             raise NoBoostError(
                 "Boost headers not found for the native baselines: pip install boost-headers "
-                "(a dependency of graphrepro) or set BOOST_INCLUDE to a directory holding "
+                "(graphrepro's boost extra) or set BOOST_INCLUDE to a directory holding "
                 "boost/graph/") from None
         path = Path(boost_headers.get_include())
     if not (path / "boost" / "graph" / "dijkstra_shortest_paths.hpp").is_file():
