@@ -26,6 +26,7 @@ from graphrepro.cli import main
 from graphrepro.errors import InputError
 from graphrepro.experiments import all_targets, registry
 from graphrepro.solvers import base, get_solver, plugins
+from workflow_files import one_grid_config
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "graphrepro-plugin-example"
@@ -217,20 +218,6 @@ def test_the_example_plugin_is_found_solves_verified_and_judges_its_claim(fake_p
     assert np.isfinite(float(claim["ours"]))
 
 
-PLUGIN_CONFIG = """\
-results: results
-report: reports/index.html
-reference: {workdir}/no-reference
-seed: 1
-measure: {{sources: 2, trials: 1, warmup: 0}}
-graphs:
-  road_6x6:
-    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
-targets:
-  example_spfa: {{graphs: [road_6x6]}}
-"""
-
-
 @pytest.mark.slow
 def test_the_installed_example_plugin_runs_through_the_workflow_into_the_report(tmp_path):
     """pip installs the example into a fresh venv (its dependencies from this one); that venv's
@@ -253,7 +240,7 @@ def test_the_installed_example_plugin_runs_through_the_workflow_into_the_report(
     workdir = tmp_path / "work"
     workdir.mkdir()
     cfg = workdir / "config.yaml"
-    cfg.write_text(PLUGIN_CONFIG.format(workdir=workdir))
+    cfg.write_text(one_grid_config("example_spfa", workdir / "no-reference"))
     run = subprocess.run([python, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d",
                           str(workdir), "--cores", "2", "--replace-workflow-config",
                           "--configfile", str(cfg)],
