@@ -14,6 +14,11 @@ from graphrepro.solvers import resolve, run_file_id
 from graphrepro.wholerun import reference_configfiles
 
 SRC = os.path.join(workflow.basedir, "src")
+# the package's own files (the native programs' sources): the checkout's src/graphrepro, or where
+# the wheel put it when the workflow runs from the installed package (`graphrepro study`)
+import graphrepro as _graphrepro
+
+PACKAGE_DIR = os.path.dirname(_graphrepro.__file__)
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
 CONDA_GPU_ENV = os.path.join(workflow.basedir, "envs", "graphrepro-gpu.yaml")  # + CUDA libs, cupy
 

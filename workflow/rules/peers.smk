@@ -6,7 +6,7 @@
 # source comes from the offline mirrors first (config `offline_mirrors`, e.g. ../shared/peers),
 # then GitHub. It holds every `timing` token so compiling never overlaps a timed run.
 PEERS_DIR = "build/peers"
-PEER_DRIVERS = [os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
+PEER_DRIVERS = [os.path.join(PACKAGE_DIR, "native", f)
                 for f in ("adds_driver.cu", "gunrock_driver.cu", "gunrock_device.hpp")]
 
 

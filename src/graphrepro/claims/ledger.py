@@ -11,7 +11,6 @@ claim whose target was not built there.
 from __future__ import annotations
 
 import zlib
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -31,20 +30,22 @@ LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ou
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
     """Every transcribed claim (of one document, or of all), in file order, checked."""
-    from ..documents import BEYOND, DOCUMENTS
+    from ..documents import PLUGIN_CLAIMS, all_documents, claims_file
+    from ..solvers import load_plugins
 
-    folder = resources.files("graphrepro.published") / "claims"
+    load_plugins()
     frames = []
-    # BEYOND: the study's own additions (a goal of its own design, such as the hybrid the
-    # senthilkumar authors never finished), tallied apart from the documents' claims
-    every = [*DOCUMENTS, BEYOND]
+    # the documents, then those plugins brought (their own claims files), then the study's own
+    # additions (a goal of its own design, such as the hybrid the senthilkumar authors never
+    # finished), tallied apart from the documents' claims
+    every = all_documents()
     for doc in every if document is None else [d for d in every if d.short == document]:
-        path = folder / f"{doc.short}.csv"
+        path = claims_file(doc.short)
         if not path.is_file():
             continue
         with path.open() as f:
             df = read_csv(f, dtype=str, keep_default_na=False)
-        _check(df, f"published/claims/{doc.short}.csv")
+        _check(df, str(path) if doc.short in PLUGIN_CLAIMS else f"published/claims/{doc.short}.csv")
         frames.append(df.assign(document=doc.short))
     if not frames:
         return pd.DataFrame(columns=CLAIM_COLUMNS + ["document"])

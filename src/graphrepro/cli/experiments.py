@@ -97,6 +97,36 @@ def run_through_ctrl_c(child) -> int:
         return child.wait()
 
 
+def cmd_study(args) -> int:
+    """The study, by Snakemake: the working directory's workflow (a checkout), else the one
+    that came with the package (an installed wheel, in any folder: results/ and reports/ are
+    written here, as in a checkout)."""
+    import shlex
+    import subprocess
+
+    from .. import configcheck, configs, snakemake_args
+
+    options = ["--cores", str(args.cores)]
+    if args.configfile:
+        configcheck.check_config(configs.load(args.configfile))  # one line per problem, first
+        options += ["--configfile", *snakemake_args.paths(args.configfile, what="--configfile")]
+    if args.dry_run:
+        options += ["--dry-run"]
+    cmd = snakemake_args.command(options, args.targets)
+    print("+ " + shlex.join(cmd), file=sys.stderr)
+    return subprocess.call(cmd)
+
+
+def add_study(sub) -> None:
+    sp = sub.add_parser("study", help="run the study (the default config, or --configfile) into "
+                                      "results/ and reports/index.html here; no checkout needed")
+    sp.add_argument("targets", nargs="*", help="targets to build (default: the whole report)")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--cores", default="all", type=_cores, help="all, or a whole number >= 1")
+    sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
+    sp.set_defaults(func=cmd_study)
+
+
 def _say_if_not_measurable_here(target: str) -> None:
     """A target that times GPU solvers, asked for on a machine with no CUDA device: its GPU runs
     would record "not run" and re-measure nothing. Said before anything runs."""
