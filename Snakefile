@@ -11,6 +11,9 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 _STARTED = time.time()
+# the --configfile files: until the directive below appends the default, they are all it lists
+CLI_CONFIGFILES = list(workflow.configfiles)
+
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
@@ -25,7 +28,7 @@ try:
     # snakemake has parsed --configfile already (a mapping alias bomb or a file of 100 MB stalls
     # its own parse and merge, before this line); a list alias bomb, a key given twice or a
     # Python tag still gets one line here, not a six-minute walk
-    for _configfile in workflow.overwrite_configfiles:
+    for _configfile in CLI_CONFIGFILES:
         load_yaml(_configfile)
     check_config(config)  # one line per problem, before any rule is defined or run
 except InputError as e:
@@ -54,34 +57,24 @@ rule all:
 
 
 # While it runs: a line per finished step (rule, graph, solver, time left), and first, where
-# earlier outputs are kept, how much was already done (report/progress.py).
-_RUN = {}
-
-
+# earlier outputs are kept, that the run resumes: the graphrepro logger plugin, which the profiles
+# turn on (report/progress.py), told what only this file knows (below, once the rules are read).
 onstart:
-    from graphrepro.report.progress import install, resume_line
-
-    _to_run = len(list(workflow.dag.needrun_jobs()))
-    _resuming = resume_line(len(list(workflow.dag.jobs)), _to_run)
-    if _resuming:
-        print(_resuming)
-    _RUN["progress"] = install(_to_run)
-    start_host_workers(workflow.dag.needrun_jobs())  # (common.smk)
+    start_host_workers()  # (common.smk)
 
 
 onerror:
-    from graphrepro.report.progress import stopped_line
+    from graphrepro.report.progress import running, stopped_line
 
     stop_host_workers()
-    print(stopped_line(_RUN.get("progress")))
+    print(stopped_line(running()))
 
 
-# A target asked for by name that no rule makes (a typo): one line naming the closest rules and
-# targets, before snakemake's MissingRuleException. What looks like a file is left to snakemake.
-from graphrepro.report.progress import unknown_targets
+# A target asked for by name that no rule makes (a typo): the plugin's one line names the closest
+# rules and targets, in place of snakemake's MissingRuleException.
+from graphrepro.report.progress import tell
 
-if (typo := unknown_targets(sys.argv[1:], [r.name for r in workflow.rules])) is not None:
-    raise WorkflowError(typo)
+tell(results=config["results"], rule_names=[r.name for r in workflow.rules])
 
 
 # A dry run says in one line what the run needs: a GPU (for which targets), which real files,

@@ -5,13 +5,13 @@ dry run of a GPU config ends with; `rerun` saying when a GPU target cannot be me
 
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
@@ -74,57 +74,59 @@ def test_claims_fits_the_width_asked_and_COLUMNS_footer_included(tmp_path):
     assert " 0.29 [0.0015, 0.50] " in trips
 
 
-def test_progress_names_each_step_and_the_time_left():
+def test_progress_lines_say_the_step_the_count_and_the_time_left(tmp_path):
     now = [0.0]
-    out = io.StringIO()
-    p = Progress(4, stream=out, clock=lambda: now[0])
-    log = logging.getLogger("test-progress")
-    log.addHandler(p)
-    log.setLevel(logging.INFO)
-    try:
-        log.info("", extra={"event": "job_info", "jobid": 7, "rule_name": "run_solver",
-                            "wildcards": {"graph": "ny", "solver": "harish"}})
-        now[0] = 30.0
-        log.info("", extra={"event": "job_finished", "job_id": 7})
-    finally:
-        log.removeHandler(p)
-    assert out.getvalue().strip() == ("[1/4] done: run_solver (graph ny, solver harish); 3 to go, "
-                                      "about 1 min 30 s left")
+    p = Progress(clock=lambda: now[0])
+    p.total, p.done, now[0] = 4, 1, 30.0
+    assert p.line(step_name("run_solver", {"solver": "harish", "graph": "ny"})) == (
+        "[1/4] done: run_solver (graph ny, solver harish); 3 to go, about 1 min 30 s left")
     assert step_name("report", {}) == "report"
     assert stopped_line(p).startswith("graphrepro: stopped after 1 of 4 steps")
-    assert resume_line(10, 10) is None
-    assert resume_line(195, 75) == ("graphrepro: resuming: 120 of 195 steps were already done "
-                                    "(their outputs are up to date and kept); 75 to run.")
+    assert stopped_line(None).startswith("graphrepro: stopped; what finished is kept")
+    assert resume_line(str(tmp_path / "nowhere"), 3) is None
+    assert resume_line(str(tmp_path), 3) is None  # an empty results folder: a fresh run
+    (tmp_path / "runs").mkdir()
+    assert resume_line(str(tmp_path), 75) == (f"graphrepro: resuming: earlier outputs in "
+                                              f"{tmp_path} are kept where up to date; 75 steps "
+                                              "to run.")
 
 
-def test_a_real_snakemake_run_prints_the_steps_and_resumes(tmp_path):
+@pytest.mark.slow
+def test_a_real_snakemake_run_through_the_logger_plugin_prints_the_steps_and_resumes(tmp_path):
+    """Issue 56 item 7: the lines come from snakemake's own records of a real run, through the
+    public logger-plugin interface (--logger graphrepro), not from records made up here."""
     (tmp_path / "Snakefile").write_text(f"""
 import sys
 sys.path.insert(0, {str(REPO / 'src')!r})
-_RUN = {{}}
-onstart:
-    from graphrepro.report.progress import install, resume_line
-    n = len(list(workflow.dag.needrun_jobs()))
-    line = resume_line(len(list(workflow.dag.jobs)), n)
-    if line:
-        print(line)
-    _RUN["p"] = install(n)
+from graphrepro.report.progress import tell
 rule all:
-    input: expand("out/{{graph}}/{{solver}}.txt", graph=["ny", "col"], solver=["harish"])
+    input: expand("out/{{graph}}/{{solver}}.txt", graph=["ny", "col", "fla"], solver=["harish"])
 rule run_solver:
     output: "out/{{graph}}/{{solver}}.txt"
     shell: "echo > {{output:q}}"
+tell(results="out", rule_names=[r.name for r in workflow.rules])
 """)
     (tmp_path / "out" / "ny").mkdir(parents=True)
     (tmp_path / "out" / "ny" / "harish.txt").write_text("\n")
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
-                          capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)})
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--logger",
+                           "graphrepro"], cwd=tmp_path, capture_output=True, text=True, env=env)
     text = done.stdout + done.stderr
     assert done.returncode == 0, text[-2000:]
-    assert "graphrepro: resuming: 1 of 3 steps were already done" in text
-    assert "[1/2] done: run_solver (graph col, solver harish); 1 to go, about" in text
-    assert "[2/2] done: all" in text
+    assert "graphrepro: resuming: earlier outputs in out are kept where up to date; 3 steps" in text
+    steps = [line for line in text.splitlines() if line.startswith("[")]
+    assert [s.split(";")[0] for s in steps] == [
+        "[1/3] done: run_solver (graph col, solver harish)",
+        "[2/3] done: run_solver (graph fla, solver harish)", "[3/3] done: all"], text
+    assert "2 to go, about" in steps[0]
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
+    assert "Job stats" in text  # what the plugin does not replace, snakemake formats
+    typo = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "run_solvr",
+                           "--logger", "graphrepro"], cwd=tmp_path, capture_output=True,
+                          text=True, env=env)
+    assert typo.returncode != 0
+    assert "unknown target 'run_solvr'; the closest: run_solver" in typo.stderr
+    assert "MissingRuleException" not in typo.stdout + typo.stderr
 
 
 def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():

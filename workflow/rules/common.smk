@@ -63,11 +63,11 @@ wildcard_constraints:
 
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
 CLAIMS = os.path.join(os.path.dirname(config["report"]) or ".", "claims.csv")  # beside the report
-# The config the report names: the last --configfile given, else the embedded default. (snakemake
-# lists --configfile files first and appends the Snakefile's own configfile after them, so
-# workflow.configfiles[-1] would always be the default even when a user config overrides it.)
-_CLI_CONFIGFILES = list(workflow.overwrite_configfiles or [])
-CONFIGFILE = str(_CLI_CONFIGFILES[-1] if _CLI_CONFIGFILES else
+# The config the report names: the last --configfile given (CLI_CONFIGFILES, Snakefile), else
+# the embedded default. (snakemake appends the Snakefile's own configfile after the --configfile
+# files, so workflow.configfiles[-1] would always be the default even when a user config
+# overrides it.)
+CONFIGFILE = str(CLI_CONFIGFILES[-1] if CLI_CONFIGFILES else
                  (workflow.configfiles[-1] if workflow.configfiles else ""))
 
 
@@ -171,8 +171,7 @@ CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusiv
            "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
 _timing = workflow.global_resources.get("timing")
 TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
-_nodes = workflow.global_resources.get("_nodes")
-SUBMITTED = getattr(_nodes, "value", _nodes) is not None  # --jobs N: jobs go to an executor
+SUBMITTED = workflow.nodes is not None  # --jobs N: jobs go to an executor
 
 
 def dense_vertices(name):
@@ -273,15 +272,17 @@ def pin_words(device):
 HOST_WORKERS: list = []  # the devices whose GPU workers this run started
 
 
-def start_host_workers(jobs):
+def start_host_workers():
     """On a GPU host, each GPU's worker starts with the run (interpreter, imports, CUDA
     context: seconds), while graphs and references are made, not in the first run's time on
-    that GPU; a worker already there (or starting) stays the only one."""
+    that GPU; a worker already there (or starting) stays the only one. Started where the
+    config's targets time a GPU solver (read from the config: the jobs snakemake will run are
+    not public API); a worker with nothing to do leaves after its idle time."""
     if not HOST or not HOST_SETTINGS.get("host_worker", True):
         return
     from graphrepro.client import start_worker
 
-    if any(j.resources.get("gpu", 0) for j in jobs):
+    if any("gpu" in timed_device(r) for t in ready_targets() for r in target_run_ids(t)):
         HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]
         for device in HOST_WORKERS:
             start_worker(device, idle_s=300)
