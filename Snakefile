@@ -36,6 +36,7 @@ except InputError as e:
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 name_the_run(config.get("run_name"))  # every job and GPU worker this run starts records it
 
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/standins.smk"
@@ -91,8 +92,14 @@ if is_dry_run(sys.argv[1:]):
 
     # the plan of this config on this machine: its GPUs (none: GPU jobs only record "not run")
     _gpus = HOST_GPUS if HOST_GPUS is not None else len(candidate_devices())
-    _plan = plan(config, _gpus, max(workflow.cores, 2), Path(REFERENCE),
-                 timed_cores=len(HOST_TIMED_CPUS) if HOST else None, cpu_slots=HOST_CPU_SLOTS)
+    _plan = plan(
+        config,
+        _gpus,
+        max(workflow.cores, 2),
+        Path(REFERENCE),
+        timed_cores=len(HOST_TIMED_CPUS) if HOST else None,
+        cpu_slots=HOST_CPU_SLOTS,
+    )
     print(needs_line(config, _plan, len(candidate_devices()), gpu_target_names()), file=sys.stderr)
 
 

@@ -10,8 +10,10 @@
 # missing there, and the build records "not built: source not reachable", as before. It holds every `timing` token so compiling never
 # overlaps a timed run.
 PEERS_DIR = "build/peers"
-PEER_DRIVERS = [os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
-                for f in ("adds_driver.cu", "gunrock_driver.cu", "gunrock_device.hpp")]
+PEER_DRIVERS = [
+    os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
+    for f in ("adds_driver.cu", "gunrock_driver.cu", "gunrock_device.hpp")
+]
 PEER_DOWNLOADS = f"{PEERS_DIR}/downloads"
 
 
@@ -22,15 +24,16 @@ localrules:
 rule fetch_peers:
     output:
         directory(PEER_DOWNLOADS),
-    params:
-        py=PY,
-        mirrors=MIRROR_ARGS,
     log:
         f"{RES}/logs/fetch_peers.log",
     conda:
         CONDA_ENV
+    params:
+        py=PY,
+        mirrors=MIRROR_ARGS,
+        out=lambda w, output: os.path.dirname(output[0]),  # PEERS_DIR
     shell:
-        "{params.py:q} -m graphrepro build-peers --fetch-only --out {PEERS_DIR:q} "
+        "{params.py:q} -m graphrepro build-peers --fetch-only --out {params.out:q} "
         "{params.mirrors:q} 2> {log:q}"
 
 
@@ -40,19 +43,19 @@ rule build_peers:
         PEER_DOWNLOADS,
     output:
         f"{PEERS_DIR}/manifest.json",
-    params:
-        py=PY,
-        out=lambda w, output: os.path.dirname(output[0]),
-        mirrors=MIRROR_ARGS,
+    log:
+        f"{RES}/logs/build_peers.log",
+    conda:
+        CONDA_GPU_ENV  # nvcc and the CUDA headers (CCCL's CUB and thrust)
     threads: 1
     resources:
         timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
         mem_mb=4096,
         runtime=30,
-    log:
-        f"{RES}/logs/build_peers.log",
-    conda:
-        CONDA_GPU_ENV  # nvcc and the CUDA headers (CCCL's CUB and thrust)
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
+        mirrors=MIRROR_ARGS,
     shell:
         "{params.py:q} -m graphrepro build-peers --offline --out {params.out:q} {params.mirrors:q} "
         "2> {log:q}"

@@ -9,18 +9,24 @@ rule compare_target:
         sources=lambda w: target_sources(w.target),
         benchmarks=lambda w: target_benchmarks(w.target),
     output:
-        table=report(f"{RES}/targets/{{target}}.csv", category="{target}",
-                     caption="../report/target_table.rst"),
-        figure=report(f"{RES}/figures/{{target}}.png", category="{target}",
-                      caption="../report/target_figure.rst"),
+        table=report(
+            f"{RES}/targets/{{target}}.csv",
+            category="{target}",
+            caption="../report/target_table.rst",
+        ),
+        figure=report(
+            f"{RES}/figures/{{target}}.png",
+            category="{target}",
+            caption="../report/target_figure.rst",
+        ),
         claims=f"{RES}/targets/{{target}}.claims.csv",
-    params:
-        py=PY,
-        caption=figure_caption,
     log:
         f"{RES}/logs/targets/{{target}}.log",
     conda:
         CONDA_ENV
+    params:
+        py=PY,
+        caption=figure_caption,
     shell:
         "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
         "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
@@ -30,23 +36,29 @@ rule compare_target:
 # an2017 section 4.1: transfers timed outside any solver run, on the target's dense graphs.
 rule transfer_benchmark:
     input:
-        graphs=lambda w: [f"{RES}/graphs/{g}.npz" for g in config["targets"]["an2017_transfers"]["graphs"]],
+        graphs=lambda w: [
+            f"{RES}/graphs/{g}.npz" for g in config["targets"]["an2017_transfers"]["graphs"]
+        ],
         sources=lambda w: target_sources("an2017_transfers"),
     output:
         table=f"{RES}/benchmarks/an2017_transfers.csv",
         provenance=f"{RES}/benchmarks/an2017_transfers.provenance.json",
-    params:
-        py=PY,
-        trials=config["measure"]["trials"],
-        warmup=config["measure"]["warmup"],
-    threads: 1
-    resources:
-        **timed(lambda w: "gpu", lambda w: max(
-            graph_mem_mb(g) for g in config["targets"]["an2017_transfers"]["graphs"])),
     log:
         f"{RES}/logs/benchmarks/an2017_transfers.log",
     conda:
         CONDA_GPU_ENV
+    threads: 1
+    resources:
+        **timed(
+            lambda w: "gpu",
+            lambda w: max(
+                graph_mem_mb(g) for g in config["targets"]["an2017_transfers"]["graphs"]
+            ),
+        ),
+    params:
+        py=PY,
+        trials=config["measure"]["trials"],
+        warmup=config["measure"]["warmup"],
     shell:
         "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
         "--trials {params.trials:q} --warmup {params.warmup:q} --output {output.table:q} 2> {log:q}"
