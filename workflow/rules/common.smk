@@ -573,6 +573,20 @@ def _tc_inputs(which):
 
 
 # (targets.smk)
+# (targets.smk) a target whose code draws no figure gets its table only: no blank PNG
+def figure_targets():
+    return [t for t in ready_targets() if get_target(t).figure is not None]
+
+
+def compare_shell(figure):
+    return (
+        "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
+        "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
+        + ("--figure {output.figure:q} " if figure else "")
+        + "--claims {output.claims:q} 2> {log:q}"
+    )
+
+
 def figure_caption(w):
     """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
     from graphrepro.report.figstyle import caption

@@ -59,6 +59,8 @@ rule dataset_graph:
         origin=f"{RES}/graphs/{{graph}}.origin.json",
     log:
         f"{RES}/logs/datasets/{{graph}}.log",
+    benchmark:
+        f"{RES}/job_stats/datasets/{{graph}}.tsv"
     wildcard_constraints:
         graph=_one_of(DATASET_GRAPHS),
     conda:
@@ -82,6 +84,8 @@ rule convert_dem:
         origin=f"{RES}/terrain/{{terrain}}.zgrid.origin.json",
     log:
         f"{RES}/logs/terrain/{{terrain}}.log",
+    benchmark:
+        f"{RES}/job_stats/terrain/{{terrain}}.tsv"
     wildcard_constraints:
         terrain=_one_of(TERRAINS),
     conda:

@@ -32,6 +32,8 @@ rule gerritsen2012_block_refs:
         G12_REFS,
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_block_refs.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_block_refs.tsv"
     conda:
         CONDA_ENV
     threads: prep_threads()
@@ -58,6 +60,8 @@ rule gerritsen2012_mst_blocks:
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_{{variant}}.tsv"
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
     priority: g12_priority
@@ -85,6 +89,8 @@ rule gerritsen2012_mst_blocks_shard:
         provenance=f"{RES}/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
     log:
         f"{RES}/logs/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.tsv"
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
         shard=r"\d+",
@@ -114,6 +120,8 @@ use rule gerritsen2012_mst_blocks_shard as gerritsen2012_mst_blocks_repeat with:
         provenance=f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
     log:
         f"{RES}/logs/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.tsv"
 
 
 localrules:
@@ -156,6 +164,8 @@ rule gerritsen2012_mst_io_sweep:
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.provenance.json",
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_io_sweep.tsv"
     conda:
         conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     threads: lambda w: timed_threads(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
@@ -191,6 +201,8 @@ rule gerritsen2012_mst_phases:
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.provenance.json",
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.tsv"
     wildcard_constraints:
         which="phases|phases_full",
         device="cpu|gpu",
@@ -222,6 +234,8 @@ rule gerritsen2012_mst_full_reference:
         provenance=f"{RES}/benchmarks/{G12_FULL_REFERENCE}.provenance.json",
     log:
         f"{RES}/logs/benchmarks/{G12_FULL_REFERENCE}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/{G12_FULL_REFERENCE}.tsv"
     conda:
         CONDA_ENV
     resources:

@@ -19,6 +19,8 @@ rule gerritsen2012_sssp_bench:
         provenance=f"{RES}/benchmarks/{{name}}.provenance.json",
     log:
         f"{RES}/logs/benchmarks/{{name}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/{{name}}.tsv"
     wildcard_constraints:
         name="|".join(GERRITSEN_SSSP) or "(?!)",
     conda:

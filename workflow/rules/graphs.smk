@@ -10,6 +10,8 @@ rule generate_graph:
         f"{RES}/graphs/{{graph}}.gr",
     log:
         f"{RES}/logs/generate/{{graph}}.log",
+    benchmark:
+        f"{RES}/job_stats/generate/{{graph}}.tsv"
     wildcard_constraints:
         graph=_one_of([g for g, c in config["graphs"].items() if "generate" in c]),
     group:
@@ -33,6 +35,8 @@ rule convert_graph:
         f"{RES}/graphs/{{graph}}.npz",
     log:
         f"{RES}/logs/convert/{{graph}}.log",
+    benchmark:
+        f"{RES}/job_stats/convert/{{graph}}.tsv"
     wildcard_constraints:
         # registry datasets: rule dataset_graph (datasets.smk); dense ones: rule dense_graph (a
         # group job that finds a dense descriptor made outside it must not try to convert it)
@@ -62,6 +66,8 @@ rule draw_sources:
         f"{RES}/sources/{{graph}}.json",
     log:
         f"{RES}/logs/sources/{{graph}}.log",
+    benchmark:
+        f"{RES}/job_stats/sources/{{graph}}.tsv"
     group:
         "graph_prep"
     conda:
@@ -93,6 +99,8 @@ rule dense_graph:
         f"{RES}/graphs/{{graph}}.npz",
     log:
         f"{RES}/logs/dense/{{graph}}.log",
+    benchmark:
+        f"{RES}/job_stats/dense/{{graph}}.tsv"
     wildcard_constraints:
         graph=DENSE_GRAPH,
     conda:

@@ -18,6 +18,8 @@ rule build_native:
         f"{NATIVE_DIR}/manifest.json",
     log:
         f"{RES}/logs/build_native.log",
+    benchmark:
+        f"{RES}/job_stats/build_native.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -41,6 +43,8 @@ rule build_native_cuda:
         f"{NATIVE_DIR}/cuda.json",
     log:
         f"{RES}/logs/build_native_cuda.log",
+    benchmark:
+        f"{RES}/job_stats/build_native_cuda.tsv"
     conda:
         CONDA_GPU_ENV  # nvcc and the CUDA headers (cuda-nvcc), for the GPU it is built for
     threads: 1
@@ -65,6 +69,8 @@ rule launch_floor:
         provenance=f"{RES}/benchmarks/launch_floor.provenance.json",
     log:
         f"{RES}/logs/benchmarks/launch_floor.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/launch_floor.tsv"
     conda:
         CONDA_GPU_ENV
     threads: 1

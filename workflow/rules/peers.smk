@@ -45,6 +45,8 @@ rule build_peers:
         f"{PEERS_DIR}/manifest.json",
     log:
         f"{RES}/logs/build_peers.log",
+    benchmark:
+        f"{RES}/job_stats/build_peers.tsv"
     conda:
         CONDA_GPU_ENV  # nvcc and the CUDA headers (CCCL's CUB and thrust)
     threads: 1

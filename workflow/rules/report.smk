@@ -12,7 +12,7 @@ rule claims:
         [f"{RES}/targets/{t}.claims.csv" for t in ready_targets()],
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
     output:
-        CLAIMS,
+        report(CLAIMS, category="Claims", caption="../report/claims.rst"),
     log:
         f"{RES}/logs/claims.log",
     conda:
@@ -34,7 +34,7 @@ localrules:
 rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],
-        figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
+        figures=[f"{RES}/figures/{t}.png" for t in figure_targets()],
         claims=CLAIMS,
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
         standins=f"{RES}/standins/standins.csv",
@@ -51,7 +51,7 @@ rule report:
             }
         ),
     output:
-        html=config["report"],
+        html=report(config["report"], category="Report", caption="../report/page.rst"),
         # counts by verdict for the closing lines of the run (Snakefile: onsuccess)
         summary=os.path.splitext(config["report"])[0] + ".summary.json",
     log:

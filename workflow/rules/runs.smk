@@ -9,6 +9,8 @@ rule calibrate:
         f"{RES}/calibration/{{graph}}/{{solver}}.json",
     log:
         f"{RES}/logs/calibration/{{graph}}/{{solver}}.log",
+    benchmark:
+        f"{RES}/job_stats/calibration/{{graph}}/{{solver}}.tsv"
     conda:
         CONDA_ENV
     params:
@@ -28,6 +30,8 @@ rule run_solver:
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
+    benchmark:
+        f"{RES}/job_stats/runs/{{graph}}/{{solver}}.tsv"
     priority: run_priority
     group:
         # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
@@ -71,6 +75,8 @@ rule run_solver_shard:
         provenance=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.provenance.json",
     log:
         f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/{{graph}}/{{solver}}.{{shard}}.tsv"
     wildcard_constraints:
         graph=_one_of(SHARDED),
         shard=r"\d+",
@@ -153,6 +159,10 @@ for _n, (_graph, _ids, _shard) in enumerate(
             f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log"
             if _shard is None
             else f"{RES}/logs/shards/{_graph}/interleaved_{_n}.{_shard}.log",
+        benchmark:
+            f"{RES}/job_stats/runs/{_graph}/interleaved_{_n}.tsv"
+            if _shard is None
+            else f"{RES}/job_stats/shards/{_graph}/interleaved_{_n}.{_shard}.tsv"
         priority: group_priority(_graph, _ids)
         conda:
             conda_env(solver_device(_ids[0]))

@@ -8,6 +8,8 @@ rule standins:
         f"{RES}/standins/standins.csv",
     log:
         f"{RES}/logs/standins.log",
+    benchmark:
+        f"{RES}/job_stats/standins.tsv"
     conda:
         CONDA_ENV
     params:
@@ -40,6 +42,8 @@ rule terrain_blocks_mst:
         provenance=f"{RES}/benchmarks/terrain_compare/{{terrain}}_mst_{{variant}}.provenance.json",
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_mst_{{variant}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/terrain_compare_{{terrain}}_mst_{{variant}}.tsv"
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
         variant=_one_of(TC_MST),
@@ -73,6 +77,8 @@ rule terrain_blocks_sssp:
         provenance=f"{RES}/benchmarks/terrain_compare/{{terrain}}_sssp.provenance.json",
     log:
         f"{RES}/logs/benchmarks/terrain_compare_{{terrain}}_sssp.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/terrain_compare_{{terrain}}_sssp.tsv"
     wildcard_constraints:
         terrain=_one_of([TC[k] for k in ("real", "standin") if k in TC]),
     conda:
@@ -107,6 +113,8 @@ rule terrain_compare:
         meta=f"{RES}/standins/terrain_compare.json",  # which terrain is real, which the stand-in
     log:
         f"{RES}/logs/terrain_compare.log",
+    benchmark:
+        f"{RES}/job_stats/terrain_compare.tsv"
     conda:
         CONDA_ENV
     params:
