@@ -58,9 +58,17 @@ rule all:
 
 
 # While it runs: a line per finished step (rule, graph, solver, time left), and first, where
-# earlier outputs are kept, that the run resumes: the graphrepro logger plugin, which the profiles
-# turn on (report/progress.py), told what only this file knows (below, once the rules are read).
+# earlier outputs are kept, that the run resumes, with the time left from the plan of this config on
+# this machine: the graphrepro logger plugin, which the profiles turn on (report/progress.py),
+# told what only this file knows (below, once the rules are read). Ctrl-C ends the run with one
+# line and exit status 130 (progress.Interrupt).
+from graphrepro.report.progress import Interrupt
+
+_RUN = {"interrupt": Interrupt().install()}
+
+
 onstart:
+    _RUN["interrupt"].scheduling = True
     start_host_workers()  # (common.smk)
 
 
@@ -68,14 +76,28 @@ onerror:
     from graphrepro.report.progress import running, stopped_line
 
     stop_host_workers()
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(running())
     print(stopped_line(running()))
 
 
 # A target asked for by name that no rule makes (a typo): the plugin's one line names the closest
 # rules and targets, in place of snakemake's MissingRuleException.
-from graphrepro.report.progress import tell
+from graphrepro.placement import candidate_devices
+from graphrepro.report.progress import planned_runs, tell
 
-tell(results=config["results"], rule_names=[r.name for r in workflow.rules])
+tell(
+    results=config["results"],
+    rule_names=[r.name for r in workflow.rules],
+    # the time left is the plan's for the jobs left, not an average of the short steps first
+    plan=lambda: planned_runs(
+        config,
+        REFERENCE,
+        gpus=HOST_GPUS if HOST_GPUS is not None else len(candidate_devices()),
+        cores=max(workflow.cores, 2),
+        cpu_slots=HOST_CPU_SLOTS,
+    ),
+)
 
 
 # A dry run says in one line what the run needs: a GPU (for which targets), which real files,

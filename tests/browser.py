@@ -66,6 +66,21 @@ window.addEventListener("load", () => {
   out.both_rows = Array.from(document.querySelectorAll("#claims-table tr.claim .both")).map(
     d => [d.closest("tr").id, d.textContent.replace(/\s+/g, " ").trim()]);
   out.headline = (document.querySelector("dl.glance dd") || {}).textContent || "";
+  // replicates A and B, the drift per kind and the run's commit (issue 53 item 3)
+  const text = e => e ? e.textContent.replace(/\s+/g, " ").trim() : "";
+  out.commit = text(document.getElementById("run-commit"));
+  out.replicates_line = text(document.getElementById("run-replicates"));
+  out.replicate_rows = Array.from(document.querySelectorAll("#claims-table tr.claim .reps")).map(
+    d => [d.closest("tr").id, text(d)]);
+  out.replicate_evidence = Object.fromEntries(Array.from(document.querySelectorAll(
+    "#claims-table tr.ev-row .ev-reps")).map(p => [p.closest("tr").previousElementSibling.id, text(p)]));
+  out.drift_kinds = Array.from(document.querySelectorAll("h3.drift-kind")).map(text);
+  out.drift_rows = Array.from(document.querySelectorAll("table.drift tbody tr")).length;
+  // frontier's tuning graphs apart from its held-out ones, each peer at its best (item 4)
+  const peers = document.getElementById("frontier-peers-at-best");
+  out.peer_tables = peers ? Array.from(peers.querySelectorAll("table")).map(t => ({
+    head: Array.from(t.querySelectorAll("thead th")).map(text),
+    graphs: Array.from(t.querySelectorAll("tbody tr")).map(tr => text(tr.children[0]))})) : [];
   const imgs = Array.from(document.images);
   out.images = imgs.length;
   out.broken_images = imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.alt);

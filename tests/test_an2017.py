@@ -305,6 +305,11 @@ def test_the_transfers_command_records_its_run_and_wall_time_with_the_table(tmp_
     record = json.loads(out.with_suffix(".provenance.json").read_text())
     assert record["job"]["wall_s"] >= 0 and record["settings"]["graphs"] == ["g.npz"]
     assert len(pd.read_csv(out)) == 1
+    # its anchors (issue 51): the CPU one timed, the transfer one skipped with no device here
+    from graphrepro.harness import anchors
+
+    assert record["anchors"]["cpu"]["before_ms"] > 0 and record["anchors"]["cpu"]["after_ms"] > 0
+    assert record["anchors"]["transfer"]["skipped"] in (anchors.SIMULATED, anchors.NO_GPU)
 
 
 # --- the targets' verdicts, from made-up run tables -----------------------------------------------

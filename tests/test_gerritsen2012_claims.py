@@ -177,12 +177,9 @@ def test_tables_5_2_5_3_judge_each_interleaved_trials_part_1():
     ev = evidence_table5_2(claims_of("gerritsen2012_table5_2"), None, {}, benchmarks=b)["t52.slower"]
     assert ev.n == "4 interleaved trials of 2 I/O-block(s) per variant"
     assert "each trial's ratio 4, 4, 4, 4" in ev.detail and "part 1 only" in ev.detail
-    # z-order against 3-D crosses the tables' jobs: widened by the 2-D run's drift between them
+    # z-order against 3-D is no ratio of the two tables' ratios (tests/test_claims_rows.py)
     ev3 = evidence_table5_3(claims_of("gerritsen2012_table5_3"), None, {}, benchmarks=b)
-    assert ev3["t53.vs_3d"].reads == ("gerritsen2012_table5_2", "gerritsen2012_table5_3")
-    b["gerritsen2012_table5_3"]["settings"] = json.dumps({"block": 64, "gpu_block": 8})
-    ev3 = evidence_table5_3(claims_of("gerritsen2012_table5_3"), None, {}, benchmarks=b)
-    assert "different M or C" in ev3["t53.vs_3d"].reason
+    assert ev3["t53.vs_3d"].reason.startswith("the thesis sets Table 5.3's 6740 ms")
 
 
 # --- Table 5.7: the cap binds, or the claims resting on phase 2 are not testable -----------------

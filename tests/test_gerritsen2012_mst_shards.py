@@ -70,6 +70,7 @@ def test_shard_slices_partition_the_chosen_blocks(made):
         record = json.loads((made / f"s.{i}.provenance.json").read_text())
         assert record["settings"]["shard"] == f"{i}/3" and record["job"]["blocks"] == len(here)
         assert record["job"]["timed_start_unix"] <= record["job"]["timed_end_unix"]
+        assert record["anchors"]["cpu"]["before_ms"] > 0  # each shard's job says how fast it ran
     # unsharded, a table has its record too: a whole run names the run of every table it reads
     whole_record = json.loads((made / "whole.provenance.json").read_text())
     assert whole_record["settings"]["shard"] is None and whole_record["job"]["blocks"] == 7

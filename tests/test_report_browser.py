@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from browser import chromium, probe, screenshot
+from replicated_run import COMMIT, replicated_reference
 
 from graphrepro.experiments import all_targets
 from graphrepro.report.build import build_report
@@ -132,6 +133,35 @@ def test_the_reference_runs_report_in_chromium(tmp_path):
           ["safari2017_table2", "safari2017_fig4", "senthilkumar_table", "gerritsen2012_table3_1"])
 
 
+def check_replicates_and_frontier(seen: dict) -> None:
+    """Issue 53 items 3 and 4 as a reader sees them: the run's one commit, replicates A and B
+    (and where they disagree), the drift per kind of measurement (one kind not measured), and
+    frontier's tuning graphs apart from the held-out ones with each peer at its best."""
+    assert seen["commit"] == (f"One commit, {COMMIT[:7]}: every job of the reference run "
+                              "names it.")
+    assert seen["replicates_line"].startswith("A and B for 2 of ")
+    assert "transfer not measured in this run" in seen["replicates_line"]
+    reps = dict(seen["replicate_rows"])
+    assert reps["claim-t2.lbr.trips"] == (
+        "replicate A: 0.29 [0.20, 0.40] round trips per host iteration (reproduced); replicate B: "
+        "0.61 [0.55, 0.70] round trips per host iteration (not reproduced): A and B disagree")
+    assert set(reps) == {"claim-t1.ny", "claim-t2.lbr.trips"}
+    assert seen["replicate_evidence"]["claim-t2.lbr.trips"].startswith("Replicates: A 0.29")
+    assert seen["replicate_evidence"]["claim-t1.col"] == ("Replicates: not measured in this "
+                                                         "run (one value per claim).")
+    assert seen["drift_kinds"] == ["CPU: up to 2.2% over 2 measures",
+                                   "GPU: up to 1.0% over 1 measure",
+                                   "transfer: not measured in this run"]
+    assert seen["drift_rows"] == 3
+    tuning, held_out = seen["peer_tables"]
+    assert tuning["head"] == held_out["head"] == [
+        "graph", "frontier (ms)", "adds at its best", "gunrock at its best", "setting that won",
+        "frontier / that setting"]
+    assert tuning["graphs"] == ["ny", "calnev", "western"]
+    assert {"col", "uniform_1m"} <= set(held_out["graphs"])
+    assert not {"ny", "calnev", "western"} & set(held_out["graphs"])
+
+
 def test_a_report_without_a_gpu_in_chromium(tmp_path):
     here = tmp_path / "results"
     (here / "targets").mkdir(parents=True)
@@ -157,7 +187,9 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
     claims = tmp_path / "claims.csv"
     local.to_csv(claims, index=False)
     out = tmp_path / "here" / "index.html"
-    ledger = build_report(here, out, reference=REFERENCE, claims=claims)
+    # the reference run made twice from one commit (run 4's layout), this machine's rows beside it
+    reference = replicated_reference(tmp_path / "reference")
+    ledger = build_report(here, out, reference=reference, claims=claims)
     by_id = ledger.set_index("claim_id")
     # a small local graph never overrides the reference verdict on real NY
     assert by_id.loc["t1.ny", "from_run"] == "reference run"
@@ -176,4 +208,5 @@ def test_a_report_without_a_gpu_in_chromium(tmp_path):
         assert both.endswith("this machine (stand-in; ny at scale 0.001): 0.40 [0.30, 0.50] "
                              "round trips per host iteration, not reproduced: set aside")
         assert "from the reference run, " in seen["headline"]
-    shots(out, tmp_path / "shots-here", ["claims", "safari2017_fig3"])
+        check_replicates_and_frontier(seen)
+    shots(out, tmp_path / "shots-here", ["claims", "frontier_sssp"])

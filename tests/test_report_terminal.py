@@ -15,8 +15,8 @@ import pytest
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
-from graphrepro.report.progress import (Progress, is_dry_run, resume_line,
-                                        step_name, stopped_line)
+from graphrepro.report.progress import (Progress, is_dry_run, job_estimates, planned_jobs,
+                                        resume_line, step_name, stopped_line)
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reports" / "reference"
@@ -91,6 +91,48 @@ def test_progress_lines_say_the_step_the_count_and_the_time_left(tmp_path):
                                               "to run.")
 
 
+def test_the_time_left_is_the_plans_for_the_jobs_left_not_an_average_of_those_done():
+    """Issue 53, finding 6: the short steps come first, so an average of the jobs done said 23
+    min left when 57.5 remained. Here four quick jobs finish in a minute while the plan's hour
+    of CPU timing is still to come."""
+    from types import SimpleNamespace as Job
+
+    from graphrepro.plan import PlannedRun
+
+    runs = [PlannedRun("t", "ny", "harish", "gpu", 3.0, 0.5, "recorded", sources=10),
+            PlannedRun("t", "ny", "dijkstra", "cpu", 10.0, 340.0, "recorded", sources=10),
+            PlannedRun("t", "big", "lbr", "gpu", 3.0, 1.0, "recorded", shards=2, sources=10)]
+    jobs = [Job(jobid=1, output=["results/graphs/ny.npz"]),
+            Job(jobid=2, output=["results/runs/ny/harish.csv", "results/runs/ny/harish.provenance.json"]),
+            Job(jobid=3, output=["results/runs/ny/dijkstra.csv"]),
+            Job(jobid=4, output=["results/shards/big/lbr.1.csv"]),
+            Job(jobid=5, output=["results/runs/big/lbr.csv"])]  # the shards' merge
+    estimates = job_estimates(jobs, runs)
+    assert estimates == {1: (3.0, "other"), 2: (8.0, "gpu"), 3: (3410.0, "cpu"),
+                         4: (8.0, "gpu"), 5: (3.0, "other")}
+    # the jobs the plugin expects before snakemake schedules any: one per planned file
+    assert [j.jobid for j in planned_jobs(runs, "results")] == [
+        "results/runs/ny/harish.csv", "results/runs/ny/dijkstra.csv",
+        "results/shards/big/lbr.0.csv", "results/shards/big/lbr.1.csv"]
+    pending = job_estimates([j for j in planned_jobs(runs, "results") if "lbr.0" not in j.jobid],
+                            runs)
+    now = [0.0]
+    p = Progress(clock=lambda: now[0], estimates=pending, lanes={"gpu": 1, "cpu": 1, "other": 2})
+    p.total, lines = 5, []
+
+    def record(**fields):
+        return Job(getMessage=lambda: "", **fields)
+
+    for done, job in enumerate((1, 2, 4, 5), 1):  # what snakemake logs for each finished job
+        now[0] += 15.0
+        p.text(record(event="job_info", jobid=job, rule_name="r", wildcards={},
+                      output=jobs[job - 1].output), str)
+        p.text(record(event="job_finished", job_id=job), str)
+        lines.append(p.text(record(event="progress", done=done, total=5), str))
+    assert lines[0].endswith("4 to go, about 56 min 50 s left")  # the CPU lane's 3,410 s decide
+    assert lines[-1].endswith("1 to go, about 56 min 50 s left")  # not 15 s (an average)
+
+
 @pytest.mark.slow
 def test_a_real_snakemake_run_through_the_logger_plugin_prints_the_steps_and_resumes(tmp_path):
     """Issue 56 item 7: the lines come from snakemake's own records of a real run, through the
@@ -115,9 +157,10 @@ tell(results="out", rule_names=[r.name for r in workflow.rules])
     assert done.returncode == 0, text[-2000:]
     assert "graphrepro: resuming: earlier outputs in out are kept where up to date; 3 steps" in text
     steps = [line for line in text.splitlines() if line.startswith("[")]
-    assert [s.split(";")[0] for s in steps] == [
-        "[1/3] done: run_solver (graph col, solver harish)",
-        "[2/3] done: run_solver (graph fla, solver harish)", "[3/3] done: all"], text
+    named = [s.split(";")[0] for s in steps]
+    assert [n.split(" done: ")[0] for n in named] == ["[1/3]", "[2/3]", "[3/3]"], text
+    assert sorted(n.split(" done: ")[1] for n in named) == [  # snakemake's order, either graph first
+        "all", "run_solver (graph col, solver harish)", "run_solver (graph fla, solver harish)"]
     assert "2 to go, about" in steps[0]
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
     assert "Job stats" in text  # what the plugin does not replace, snakemake formats
@@ -127,6 +170,74 @@ tell(results="out", rule_names=[r.name for r in workflow.rules])
     assert typo.returncode != 0
     assert "unknown target 'run_solvr'; the closest: run_solver" in typo.stderr
     assert "MissingRuleException" not in typo.stdout + typo.stderr
+
+
+def test_ctrl_c_in_plain_snakemake_exits_130_with_one_line(tmp_path):
+    """The Snakefile's hooks in miniature: Ctrl-C while a step runs prints one line (no
+    RuleException or WorkflowError block), exits 130, leaves no lock and no half-made output."""
+    import signal
+    import time
+
+    (tmp_path / "Snakefile").write_text(f"""
+import sys
+sys.path.insert(0, {str(REPO / 'src')!r})
+from graphrepro.report.progress import Interrupt, running, stopped_line
+_RUN = {{"interrupt": Interrupt().install()}}
+onstart:
+    _RUN["interrupt"].scheduling = True
+onerror:
+    if _RUN["interrupt"].seen:
+        _RUN["interrupt"].exit(running())
+    print(stopped_line(running()))
+rule all:
+    input: "out/quick.txt", "out/slow.txt"
+rule quick:
+    output: "out/quick.txt"
+    shell: "echo > {{output:q}}"
+rule slow:
+    output: "out/slow.txt"
+    shell: "touch started; sleep 60; echo > {{output:q}}"
+""")
+    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", "--logger",
+                            "graphrepro"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           start_new_session=True, env={**os.environ, "HOME": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        text, _ = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, text[-2000:]
+    after = text[text.index("[1/3] done: quick"):]  # (the plugin names each step in one line)
+    lines = [line for line in after.splitlines()[1:] if line.strip() and not line.startswith("  ")
+             and not line.startswith(("Select jobs", "Execute "))]
+    assert lines == ["graphrepro: interrupted (Ctrl-C) after 1 of 3 steps; what finished is kept: "
+                     "the same command resumes from there."]
+    assert "RuleException" not in text and "WorkflowError" not in text
+    assert not (tmp_path / "out" / "slow.txt").exists()
+    assert not list((tmp_path / ".snakemake" / "locks").glob("*"))
+
+
+def test_rerun_waits_for_snakemake_through_a_ctrl_c():
+    """`graphrepro rerun` gets the same Ctrl-C as its snakemake: it waits for snakemake's own
+    one line and exit status 130 rather than kill it mid-cleanup (lock, half-made outputs)."""
+    from graphrepro.cli.experiments import run_through_ctrl_c
+
+    class Snakemake:
+        waits = 0
+
+        def wait(self):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt  # the terminal's Ctrl-C, seen by the parent first
+            return 130
+
+    child = Snakemake()
+    assert run_through_ctrl_c(child) == 130 and child.waits == 2
 
 
 def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():

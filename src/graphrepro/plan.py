@@ -327,6 +327,15 @@ def as_jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
 NOT_RUN_S = 4.0
 
 
+def on_this_machine(runs: list[PlannedRun], gpus: int) -> list[PlannedRun]:
+    """The runs as a machine with ``gpus`` GPUs makes them: with none, a GPU run only records
+    "not run", a job start's seconds each."""
+    if gpus:
+        return runs
+    return [replace(r, fixed_s=NOT_RUN_S, per_source_s=0.0) if r.device == "gpu" else r
+            for r in runs]
+
+
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
          timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time.
@@ -334,9 +343,7 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
     sources = int(config.get("measure", {}).get("sources", 6))
     runs = plan_runs(config, reference, results, targets) + plan_blocks(config, reference, results,
                                                                         targets)
-    if gpus == 0:  # no GPU here: a GPU run only records "not run", a job start's seconds each
-        runs = [replace(r, fixed_s=NOT_RUN_S, per_source_s=0.0) if r.device == "gpu" else r
-                for r in runs]
+    runs = on_this_machine(runs, gpus)
     timed_cores = timed_cores or max(1, min(16, cores // 4))
     prep_threads = max(1, cores - timed_cores - gpus)
     refs = reference_seconds(config, runs, reference, results)

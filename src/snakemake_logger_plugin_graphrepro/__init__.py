@@ -11,7 +11,7 @@ import sys
 
 from snakemake_interface_logger_plugins.base import LogHandlerBase
 
-from graphrepro.report.progress import Progress
+from graphrepro.report.progress import Progress, silenced
 
 
 class LogHandler(LogHandlerBase):
@@ -28,6 +28,8 @@ class LogHandler(LogHandlerBase):
         self.stream = sys.stdout if self.common_settings.stdout else sys.stderr
 
     def emit(self, record) -> None:
+        if silenced():  # after a Ctrl-C: the one line the Snakefile's onerror prints, no more
+            return
         try:
             text = self.progress.text(record, self.format)
             if text is None:

@@ -54,6 +54,9 @@ if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
 else:
     PY = [_PYTHON]
 RES = config["results"]
+# every timing job times fixed anchors before and after its work (harness/anchors.py): the
+# drift between jobs the ledger widens cross-job claims by; 0 in the config turns them off
+ANCHOR_ARGS = ["--anchor-repeats", str(config["measure"].get("anchor_repeats", 5))]
 
 
 # A run id in a file name never has a comma (target_runs), nor a path of its own.

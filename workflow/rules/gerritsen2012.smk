@@ -71,12 +71,13 @@ rule gerritsen2012_mst_blocks:
     resources:
         **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=G12_BLOCK_ARGS,
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input.zgrid:q} --variant {wildcards.variant:q} "
-        "{params.args:q} --references {input.refs:q} --output {output.table:q} 2> {log:q}"
+        "{params.args:q} --references {input.refs:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 rule gerritsen2012_mst_blocks_shard:
@@ -101,6 +102,7 @@ rule gerritsen2012_mst_blocks_shard:
     resources:
         **timed(lambda w: g12_shard_device(w.variant), terrain_mem_mb),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU version's shard is a one-core timing ("cpu1": g12_shard_device, common.smk)
         py=lambda w: [*pin_words(g12_shard_device(w.variant)), *PY],
         args=G12_BLOCK_ARGS,
@@ -108,7 +110,7 @@ rule gerritsen2012_mst_blocks_shard:
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input.zgrid:q} --variant {wildcards.variant:q} "
         "{params.args:q} --references {input.refs:q} --shard {params.shard:q} "
-        "--output {output.table:q} 2> {log:q}"
+        "{params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 # A shard of a version's blocks timed again, as a second pass (block_repeat_shards): the shard's

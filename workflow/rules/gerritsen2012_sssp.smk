@@ -30,6 +30,7 @@ rule gerritsen2012_sssp_bench:
         # CPU and GPU phases are timed in the same job: it holds a GPU and the whole machine
         **timed(lambda w: "cpu+gpu", terrain_mem_mb, runtime=120),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         table=lambda w: w.name.replace("gerritsen2012_", ""),
@@ -40,4 +41,4 @@ rule gerritsen2012_sssp_bench:
         workdir=lambda w: f"{RES}/work/{w.name}",
     shell:
         "{params.py:q} -m graphrepro sssp-experiment {params.table:q} --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output.table:q} 2> {log:q}"
+        "--settings {params.settings:q} --workdir {params.workdir:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"

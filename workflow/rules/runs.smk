@@ -44,6 +44,7 @@ rule run_solver:
         # no run's time includes another's load: see timed_resources (common.smk)
         **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
@@ -52,7 +53,7 @@ rule run_solver:
         ),
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
-        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
         "{params.calibration:q} --output {output.table:q} 2> {log:q}"
 
 
@@ -87,6 +88,7 @@ rule run_solver_shard:
     resources:
         **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
@@ -96,7 +98,7 @@ rule run_solver_shard:
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
-        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+        "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
         "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
 
@@ -174,6 +176,7 @@ for _n, (_graph, _ids, _shard) in enumerate(
                 runtime=15 * len(_ids),
             ),
         params:
+            anchors=ANCHOR_ARGS,  # (common.smk)
             py=lambda w, ids=_ids: [*pin_words(timed_device(*ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
@@ -186,6 +189,6 @@ for _n, (_graph, _ids, _shard) in enumerate(
             shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
-            "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} "
+            "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
             "{params.calibration:q} {params.shard:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

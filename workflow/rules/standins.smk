@@ -54,6 +54,7 @@ rule terrain_blocks_mst:
     resources:
         **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=[
@@ -66,7 +67,7 @@ rule terrain_blocks_mst:
         ],
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input:q} --variant {wildcards.variant:q} "
-        "{params.args:q} --output {output.table:q} 2> {log:q}"
+        "{params.args:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 rule terrain_blocks_sssp:
@@ -88,6 +89,7 @@ rule terrain_blocks_sssp:
     resources:
         **timed(lambda w: "cpu+gpu", terrain_mem_mb, runtime=120),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words("cpu+gpu"), *PY],  # per job: it may refuse
         settings=json.dumps(TC.get("sssp") or {}),
@@ -96,7 +98,7 @@ rule terrain_blocks_sssp:
         workdir=lambda w: f"{RES}/work/terrain_compare_{w.terrain}",
     shell:
         "{params.py:q} -m graphrepro sssp-experiment table5_1 --terrain {input:q} "
-        "--settings {params.settings:q} --workdir {params.workdir:q} --output {output.table:q} "
+        "--settings {params.settings:q} --workdir {params.workdir:q} {params.anchors:q} --output {output.table:q} "
         "2> {log:q}"
 
 

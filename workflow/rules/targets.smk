@@ -85,12 +85,13 @@ rule transfer_benchmark:
             ),
         ),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
         py=PY,
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
     shell:
         "{params.py:q} -m graphrepro transfers {input.graphs:q} --sources {input.sources:q} "
-        "--trials {params.trials:q} --warmup {params.warmup:q} --output {output.table:q} 2> {log:q}"
+        "--trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
 
 
 # One named rule per published table or figure: `snakemake --cores all safari2017_table2`.

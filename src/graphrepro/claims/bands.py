@@ -117,29 +117,51 @@ def claim_band(claim) -> Band:
     """The band of one claim record: its ``low``/``high`` (an empty side is open), its
     ``published`` parameter value(s) for a best parameter, a timing ratio's tolerance, a hedge's
     band, else the printed precision; an ordering's band is open at its null."""
+    return explained_band(claim)[0]
+
+
+def band_basis(claim) -> str:
+    """Which of :func:`claim_band`'s rules set the claim's band, in words (the ledger's
+    ``band_basis``): derived, so no note in a claims file has to say it, or can say it wrong."""
+    return explained_band(claim)[1]
+
+
+def explained_band(claim) -> tuple[Band, str]:
+    """(:func:`claim_band`, :func:`band_basis`): one walk through the rules, so the band and
+    the words for it cannot part."""
     low, high = _num(claim.get("low")), _num(claim.get("high"))
     if claim["kind"] == "best parameter":
         values = claim.get("low") if low is not None else claim["published"]
         parts = [p for p in re.split(r"[;,]| or ", str(values)) if p.strip()]
         names = [_num(_NUMBER.search(p).group(0)) if _NUMBER.search(p) else p.strip() for p in parts]
-        return Band(values=tuple(names))
+        return Band(values=tuple(names)), "the parameter value(s) the document names"
     if low is not None or high is not None:
         band = Band(-math.inf if low is None else low, math.inf if high is None else high)
+        basis = "the claim row's own low/high: a range or precision the document states"
     elif is_timing_ratio(claim) and not hedge_of(claim["published"], ("just under",)):
         value = float(_NUMBER.search(str(claim["published"])).group(0).replace(",", ""))
         band = ratio_band(value, gain=str(claim.get("unit") or "").startswith("%"))
+        basis = (f"a timing ratio: {RATIO_TOLERANCE:.0%} either side"
+                 + (" of the ratio behind the speedup" if str(claim.get("unit") or "")
+                    .startswith("%") else ""))
     else:
         band = printed_band(claim["published"])
+        word = hedge_of(claim["published"], ("either side", "just under"))
+        basis = (f"the hedge \"{word}\": " + ("just under" if HEDGES[word] == "just under" else
+                                              f"{HEDGE:.0%} either side")) if word else \
+            "the printed precision: half a unit of the last printed digit"
     if _UPPER.search(str(claim["published"])):  # a bound: anything at or under it meets it
         band = Band(-math.inf, band.high)
+        basis += "; a bound from above (O() or \"at most\")"
     null = _num(claim.get("null"))
     if claim["kind"] == "ordering" and null is not None and band.low == null:
         word = hedge_of(claim.get("claim", ""), ("beyond the tolerance", "a large factor"))
         floor = {"beyond the tolerance": 1 + RATIO_TOLERANCE, "a large factor": LARGE_FACTOR}
         if word and null == 1:
-            return Band(floor[HEDGES[word]], band.high)
-        return Band(band.low, band.high, open_low=True)
-    return band
+            return (Band(floor[HEDGES[word]], band.high),
+                    f"the hedge \"{word}\": at least {_fmt(floor[HEDGES[word]])}")
+        return Band(band.low, band.high, open_low=True), "an ordering: strictly past its null"
+    return band, basis
 
 
 # O() and "at most" claims bound from above only: growing more slowly is no counterexample.

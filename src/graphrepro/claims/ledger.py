@@ -26,7 +26,7 @@ CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "l
 LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
                   "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
                   "interval", "band", "run", "launch_path", "sources", "trials", "device",
-                  "data_kind", "departure", "tables"]
+                  "data_kind", "departure", "tables", "band_basis"]
 
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
@@ -80,11 +80,13 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFra
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
+    from .anchors import add_measured_drift
     from .origin import mark_jobs, where_from
 
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
     for e in evidence.values():
         mark_jobs(e, runs, extra.get("benchmarks"))
+        add_measured_drift(e, runs, extra.get("benchmarks"))
     gpu = run_gpu(runs, extra.get("benchmarks"))
     return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
                           **where_from(e, runs, extra.get("benchmarks"), stats)}
@@ -132,12 +134,36 @@ def _row(claim, evidence: Evidence, gpu: str = "this run's GPU") -> dict:
     claim = claim.copy()
     claim["untestable"] = str(claim.get("untestable") or "").replace("{gpu}", gpu)
     j = judge(claim, evidence, seed=_seed(claim["claim_id"]))
+    if "widened by the drift measured between jobs" in j.interval:
+        from .anchors import drift_words
+
+        measured = drift_words(evidence)
+        if measured:  # the reason says which drift went in, and how large
+            j.reason += f"; interval widened by the drift the anchors measured: {measured}"
     return {"document": claim["document"], "where": claim["where"], "claim": claim["claim"],
             "kind": claim["kind"], "published": claim["published"], "ours": _round(j.ours),
             "ours_low": _round(j.low), "ours_high": _round(j.high), "unit": claim["unit"],
             "n": evidence.n, "data": evidence.data, "verdict": j.verdict, "reason": j.reason,
             "target": claim["target"], "claim_id": claim["claim_id"], "interval": j.interval,
-            "band": j.band}
+            **band_of(claim)}
+
+
+def band_of(claim) -> dict:
+    """The band the rule judges ``claim`` against and which rule set it (claims/bands.py), on
+    every row the rule judges whenever its evidence allows (a comparison refused as timed apart
+    too): derived, never copied from a note. Empty where no band is ever used: a claim fixed as
+    not testable (hardware, an algorithm not built) or a published value with no number to band
+    ("see Table 5.5": its number names a table)."""
+    from .bands import explained_band
+
+    if str(claim.get("untestable") or "").strip() or \
+            str(claim.get("published") or "").strip().lower().startswith("see "):
+        return {"band": "", "band_basis": ""}
+    try:
+        band, basis = explained_band(claim)
+    except (ValueError, AttributeError):
+        return {"band": "", "band_basis": ""}
+    return {"band": str(band), "band_basis": basis}
 
 
 def _round(v):
@@ -186,6 +212,8 @@ def collect(results: Path) -> pd.DataFrame:
     rows = []
     for _, claim in claims.iterrows():
         row = built.get(claim["claim_id"])
+        if row is not None:  # the band as the rule now derives it, whenever the row was written
+            row.update(band_of(claim))
         if row is None:
             row = {c: "" for c in LEDGER_COLUMNS}
             row.update({k: claim[k] for k in ("document", "where", "claim", "kind", "published",

@@ -76,17 +76,29 @@ def mark_jobs(evidence, runs: pd.DataFrame, benchmarks: dict | None = None) -> N
     """Set ``jobs`` on every piece of evidence (and part of one) that names the tables it read
     and not its jobs: the jobs of those tables' rows (``job``, from their provenance records), so
     the rule sees a comparison that crosses jobs without each evidence function saying so. A
-    part that names no table of its own was read from its whole's tables."""
+    table whose record names its job (``job_id``: one id for every table an interleaved job
+    wrote) is placed by it, an older one by its record's date and card (``job``). A part that
+    names no table of its own was read from its whole's tables."""
     if getattr(evidence, "reads", ()) and not getattr(evidence, "jobs", ()):
         jobs = []
         for _, rows in read_rows(evidence, runs, benchmarks):
-            if "job" in rows:
-                jobs += [str(j) for j in rows["job"].dropna().unique() if str(j)]
+            jobs += [j for j in job_names(rows).unique() if j]
         evidence.jobs = tuple(dict.fromkeys(jobs))
     for part in getattr(evidence, "parts", ()) or ():
         if not getattr(part, "reads", ()) and not getattr(part, "jobs", ()):
             part.jobs = getattr(evidence, "jobs", ())
         mark_jobs(part, runs, benchmarks)
+
+
+def job_names(rows: pd.DataFrame) -> pd.Series:
+    """Each row's job: the ``job_id`` its table's record names, else that record's date and card
+    (``job``), else ""."""
+    empty = pd.Series("", index=rows.index, dtype=str)
+    old = rows["job"].fillna("").astype(str) if "job" in rows else empty
+    if "job_id" not in rows:
+        return old
+    named = rows["job_id"].fillna("").astype(str)
+    return named.where(named != "", old)
 
 
 def _table_name(rows: pd.DataFrame, fallback: str) -> str:

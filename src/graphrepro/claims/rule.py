@@ -84,6 +84,9 @@ class Evidence:
     jobs: tuple = ()
     job_drift: float | None = None
     drift_basis: str = ""  # what measured job_drift, for the interval's words
+    # job_drift came from the jobs' anchors (claims/anchors.py), a drift between jobs that the
+    # passes inside one job (Bootstrap.drift) do not show: it widens such an interval too
+    drift_from_anchors: bool = False
 
     def estimate(self, rng: np.random.Generator) -> Estimate:  # pragma: no cover (abstract)
         raise NotImplementedError
@@ -447,7 +450,8 @@ def _drifted(est: Estimate, evidence: Evidence, claim, job_drift: float | None) 
         return est
     if drift is None or est.exact or not drift > 0 or isinstance(evidence, Validated):
         return est  # a Validated value's error is already the variation measured between runs
-    if isinstance(evidence, (Bootstrap, Sweep)) and len(evidence.drift):
+    if isinstance(evidence, (Bootstrap, Sweep)) and len(evidence.drift) and not (
+            evidence.drift_from_anchors and evidence.job_drift is not None):
         return est  # its resamples already let each side drift by the drifts measured
     if isinstance(evidence, Fit):
         # a slope of log y, sum w_i log y_i: each point's job ran at its own speed, no two more

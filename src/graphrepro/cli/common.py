@@ -32,6 +32,14 @@ def print_rows(rows: list[dict], columns: list[str], fmt: str = "table") -> None
             print("  ".join(str(r[c]).ljust(widths[c]) for c in columns).rstrip())
 
 
+def anchor_arg(sp) -> None:
+    """--anchor-repeats: the fixed anchors a timing job times before and after its work."""
+    sp.add_argument("--anchor-repeats", type=int, default=5, metavar="N",
+                    help="time the fixed CPU, GPU and transfer anchors N times each before and "
+                         "after the job's work, for the drift between jobs (0: none; config "
+                         "measure.anchor_repeats)")
+
+
 def _params(pairs: list[str] | None) -> dict:
     out = {}
     for pair in pairs or []:

@@ -84,7 +84,18 @@ def cmd_rerun(args) -> int:
         cmd = snakemake_args.command([*options, "--forcerun", "compare_target", "compare_table"],
                                      [args.target])
     print("+ " + shlex.join(cmd), file=sys.stderr)
-    return subprocess.call(cmd)
+    return run_through_ctrl_c(subprocess.Popen(cmd))
+
+
+def run_through_ctrl_c(child) -> int:
+    """The child's exit status, waited for through a Ctrl-C: the terminal sent snakemake the
+    same SIGINT, and it stops its jobs, removes their incomplete outputs, releases its lock and
+    says so in one line before it exits 130 (subprocess.call would kill it a quarter second
+    in, leaving its lock and half-made outputs)."""
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        return child.wait()
 
 
 def _say_if_not_measurable_here(target: str) -> None:

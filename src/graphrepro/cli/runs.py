@@ -7,13 +7,14 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from .. import atomic
 from ..bounded import load_json
 from ..errors import InputError
 from ..harness.files import write_provenance
-from .common import _params, graph_args, load_graph
+from .common import _params, anchor_arg, graph_args, load_graph
 
 
 def cmd_sources(args) -> int:
@@ -100,8 +101,12 @@ def cmd_run(args) -> int:
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
                               warmup=args.warmup) for r in others]
     phases: dict = {}
-    tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
-                                 phases=phases)
+    from ..harness.anchors import Around
+
+    with Around(args.anchor_repeats) as anchors:
+        tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
+                                     phases=phases)
+    phases["anchors_s"] = anchors.seconds
     measured = time.perf_counter()
     records = []
     for s, table, output in zip(specs, tables, [args.output, *outputs]):
@@ -123,9 +128,14 @@ def cmd_run(args) -> int:
            "sources": len(sources),
            # when it ran, for the wall clock of a host's timed part (several jobs at once)
            "start_unix": time.time() - (started or 0.0) - (done - t0), "end_unix": time.time()}
+    # one id for the job, in every table it wrote: tables that share it were timed in one job
+    # (an interleaved group), whatever second each record's date says
+    job["id"] = uuid.uuid4().hex[:16]
+    anchor_record = anchors.record(records[0][1])
     for out, prov in records:
         prov["job"] = {k: round(v, 4) if isinstance(v, float) and not k.endswith("_unix") else v
                        for k, v in job.items()}
+        prov["anchors"] = anchor_record
         write_provenance(out, prov)
     return 0
 
@@ -186,6 +196,7 @@ def add_run(sub) -> None:
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
+    anchor_arg(sp)
     sp.add_argument("--interleave", nargs="+", metavar="RUN_ID",
                     help="time these runs interleaved with --solver: per source, trial t of each "
                          "back to back, so drift hits them alike (each to its --interleave-output)")
@@ -279,9 +290,12 @@ def cmd_transfers(args) -> int:
         graph = load_graph(path)
         record = read_sources(sources, graph.num_vertices, graph)
         cases.append((graph, int(record["sources"][0]), record["digests"][0]))
-    table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
-                               edges_per_thread=args.edges_per_thread,
-                               log=lambda m: print(m, file=sys.stderr))
+    from ..harness.anchors import Around
+
+    with Around(args.anchor_repeats) as anchors:
+        table = transfer_benchmark(cases, trials=args.trials, warmup=args.warmup,
+                                   edges_per_thread=args.edges_per_thread,
+                                   log=lambda m: print(m, file=sys.stderr))
     from ..harness import provenance
 
     # its record first (the run that made it, the job's wall time: what `plan` estimates from),
@@ -289,8 +303,10 @@ def cmd_transfers(args) -> int:
     out = Path(args.output)
     settings = {"graphs": args.graphs, "trials": args.trials, "warmup": args.warmup,
                 "edges_per_thread": args.edges_per_thread}
-    write_provenance(out, {**provenance(settings), "settings": settings,
-                           "job": {"wall_s": round(time.perf_counter() - started, 4)}})
+    record = {**provenance(settings), "settings": settings,
+              "job": {"wall_s": round(time.perf_counter() - started, 4),
+                      "anchors_s": round(anchors.seconds, 4)}}
+    write_provenance(out, {**record, "anchors": anchors.record(record)})
     atomic.write_csv(table, out)
     return 0
 
@@ -307,6 +323,7 @@ def add_transfers(sub) -> None:
                     help="edges per thread of the dense version (coalesced order); 1: the basic "
                          "version whose transfer share the document reports")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (graph, trial)")
+    anchor_arg(sp)
     sp.set_defaults(func=cmd_transfers)
 
 

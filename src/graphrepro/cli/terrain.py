@@ -12,7 +12,7 @@ from .. import atomic
 from ..bounded import json_text
 from ..errors import InputError, interrupt_in
 from ..harness.files import write_provenance
-from .common import (_fetched, _mirrors, _params, data_args, fetched_arg)
+from .common import (_fetched, _mirrors, _params, anchor_arg, data_args, fetched_arg)
 
 
 def zgrid_args(sp):
@@ -45,10 +45,13 @@ def cmd_mst_blocks(args) -> int:
         shard = parse_shard(args.shard)
     references = (load_block_references(args.references, args.zgrid, block_side=args.block_side,
                                         blocks=args.blocks) if args.references else None)
-    table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
-                           reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
-                           trials=args.trials, warmup=args.warmup, shard=shard,
-                           references=references, log=lambda m: print(m, file=sys.stderr))
+    from ..harness.anchors import Around
+
+    with Around(args.anchor_repeats) as anchors:
+        table = measure_blocks(args.zgrid, variant=args.variant, per_block=args.step,
+                               reduce=args.reduce, block_side=args.block_side, blocks=args.blocks,
+                               trials=args.trials, warmup=args.warmup, shard=shard,
+                               references=references, log=lambda m: print(m, file=sys.stderr))
     # its record: the run that made it (a whole run names each table's), and for a shard where
     # and when it was timed (the merge reads these). Written first: a table is done only with it.
     from ..harness import provenance
@@ -59,6 +62,7 @@ def cmd_mst_blocks(args) -> int:
                 "trials": args.trials, "warmup": args.warmup, "shard": args.shard}
     record = block_job_record(provenance(settings), table, settings=settings, started_s=started,
                               wall_s=time.perf_counter() - t0)
+    record["anchors"] = anchors.record(record)
     out = Path(args.output)
     write_provenance(out, record)
     atomic.write_csv(table, out)
@@ -78,6 +82,7 @@ def add_mst_blocks(sub) -> None:
     sp.add_argument("--references", metavar="JSON",
                     help="check each block against this file of `mst-block-refs` (made for the "
                          "same grid and blocks) instead of making its reference here")
+    anchor_arg(sp)
     sp.set_defaults(func=cmd_mst_blocks)
 
 
@@ -444,8 +449,11 @@ def cmd_sssp_experiment(args) -> int:
     # a resumable table (Table 5.7) stops itself between two block sizes at a call's deadline
     work = Work(args.workdir, args.table, settings_for(args.table, settings), args.terrain,
                 should_stop=deadline_stop(), log=log)
+    from ..harness.anchors import Around
+
     try:
-        table = run_experiment(args.table, args.terrain, settings, work, log=log)
+        with Around(args.anchor_repeats) as anchors:
+            table = run_experiment(args.table, args.terrain, settings, work, log=log)
     except Stopped as e:
         log(f"{e}; the same command goes on from there (the next call)")
         return 75
@@ -456,8 +464,9 @@ def cmd_sssp_experiment(args) -> int:
         raise
     # its record first (the run that made it; a table is done only with one), then the table
     out = Path(args.output)
-    write_provenance(out, {**provenance({"table": args.table, "terrain": args.terrain,
-                                         "settings": settings}), "job": work.record()})
+    record = {**provenance({"table": args.table, "terrain": args.terrain, "settings": settings}),
+              "job": {**work.record(), "anchors_s": round(anchors.seconds, 4)}}
+    write_provenance(out, {**record, "anchors": anchors.record(record)})
     atomic.write_csv(table, out)
     work.finish()
     return 0
@@ -475,4 +484,5 @@ def add_sssp_experiment(sub) -> None:
                          "the same arguments, goes on from them (under a time-boxed call, "
                          "GRAPHREPRO_DEADLINE, it stops between two at the deadline, exit 75)")
     sp.add_argument("--output", required=True, help="the benchmark table (CSV)")
+    anchor_arg(sp)
     sp.set_defaults(func=cmd_sssp_experiment)

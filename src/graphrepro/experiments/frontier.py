@@ -179,7 +179,9 @@ def summary_frontier(table: pd.DataFrame) -> str:
         ratio = _num(r.get("/ fastest peer"))
         if ratio is not None:
             fastest = graph_rows[graph_rows["solver"] == r["fastest peer"]]
-            setting = str(fastest["peer setting"].iloc[0]) if len(fastest) else ""
+            # a table made before the peers' launch grid (reference run 3) has no such column
+            setting = (str(fastest["peer setting"].iloc[0])
+                       if len(fastest) and "peer setting" in fastest else "")
             at = f", {setting} settings" if setting.startswith("best of") else ""
             text += (f", {ratio:.2f}x the fastest peer's time ({r['fastest peer']} "
                      f"{_num(r['fastest peer (ms)']):.3g} ms{at}, same run)")

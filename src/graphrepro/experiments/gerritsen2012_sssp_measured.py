@@ -39,14 +39,16 @@ def gpu_alg1_block_ms(b: pd.DataFrame, variant: str) -> float | None:
     return None if r is None else float(np.mean(json.loads(r["batch_ms"])))
 
 
-def trial_ratios(b: pd.DataFrame, variant: str, column: str = "trial_ms") -> list[float]:
-    """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the 2-D run's
-    in the same trial (Tables 5.2, 5.3: the two take turns, so a drift of the machine hits both
-    alike); empty for a table timed once each, or where either side gave no time. ``column``
-    ``trial_part1_ms``: part 1's time alone, the part the 3-D and z-order variants change."""
+def trial_ratios(b: pd.DataFrame, variant: str, column: str = "trial_ms",
+                 against: str = "2d") -> list[float]:
+    """Each interleaved trial's ratio of ``variant``'s mean per-I/O-block time to the
+    ``against`` run's in the same trial (Tables 5.2, 5.3: they take turns, so a drift of the
+    machine hits both alike); empty for a table timed once each, or where either side gave no
+    time. ``column`` ``trial_part1_ms``: part 1's time alone, the part the 3-D and z-order
+    variants change."""
     if column not in b:
         return []
-    rows = [_timed_alg1_row(b, "2d"), _timed_alg1_row(b, variant)]
+    rows = [_timed_alg1_row(b, against), _timed_alg1_row(b, variant)]
     if any(r is None or not str(r[column]).startswith("[") for r in rows):
         return []
     a, v = (json.loads(r[column]) for r in rows)
@@ -91,9 +93,9 @@ def cpu_drift(benchmarks) -> tuple[float | None, str]:
         for table, ms in sorted(t.items())))
 
 
-def part1_ratios(b: pd.DataFrame, variant: str) -> list[float]:
+def part1_ratios(b: pd.DataFrame, variant: str, against: str = "2d") -> list[float]:
     """:func:`trial_ratios` of part 1 alone (empty where the table did not record it)."""
-    return trial_ratios(b, variant, "trial_part1_ms")
+    return trial_ratios(b, variant, "trial_part1_ms", against)
 
 
 def part1_share(b: pd.DataFrame, variant: str) -> str:

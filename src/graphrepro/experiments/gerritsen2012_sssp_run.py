@@ -230,6 +230,16 @@ def _row(table, m, impl, res, *, c="", variant="", scale_to=VERTICES):
     return row
 
 
+def _parts(res) -> dict:
+    """A finished GPU algorithm 1 cell's part 1 (the GPU blocks) and part 2 (the I/O-block's
+    boundary) in ms per I/O-block, as the step timed them apart; none for a cell stopped part
+    way, whose part 2 never ended."""
+    t, n = res.get("timings") or {}, max(int(res.get("blocks") or 1), 1)
+    if res.get("status") != "ok":
+        return {}
+    return {f"{p}_ms": float(t[f"{p}_ms"]) / n for p in ("part1", "part2") if f"{p}_ms" in t}
+
+
 def _same(gpu_res, cpu_res, what):
     if gpu_res["status"] == "ok":
         from ..solvers.gerritsen2012.sssp_io import check_distances
@@ -259,7 +269,7 @@ def measure_table5_1(zgrid, s, workdir, log):
             g = _gpu_phase1(zgrid, m, s["gpu_io_blocks"], "gpu_alg1", {"c": c, "variant": "2d"},
                             workdir, timeout)
             _same(g, cpu, f"GPU algorithm 1 (M = {m}^2, C = {c}^2)")
-            rows.append(_row("table5_1", m, "gpu_alg1", g, c=c, variant="2d"))
+            rows.append({**_row("table5_1", m, "gpu_alg1", g, c=c, variant="2d"), **_parts(g)})
             log(f"table 5.1: M = {m}^2 C = {c}^2: {g['status']}")
     return rows
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims.rule import Bootstrap, Fit, Untestable
+from ..claims.rule import Bootstrap, Exact, Fit, Untestable
 from ..claims.runs import across, data_of, missing, per_source, ratio, tables, units_of
 
 ALGORITHMS = {"singla_fig7_9": ("dijkstra", "singla_dijkstra"),
@@ -44,6 +44,8 @@ def evidence(target: str):
                 out[cid] = Untestable(reason="hardware")
             elif cid == "s.edge_vs_vertex":
                 out[cid] = Untestable(reason=EDGE_VS_VERTEX)
+            elif cid == "s.parallelism":
+                out[cid] = _threads_per_round(stats, graphs)
             elif cid.endswith(".faster"):
                 out[cid] = across({g: ratio(runs, stats, g, cpu, gpu) for g in graphs}, stats)
             elif subject:  # a quoted point: every graph standing for it
@@ -90,3 +92,17 @@ def _speedup(pairs) -> float:
 
 def _max_speedup(groups) -> float:
     return max(_speedup(g) for g in groups)
+
+
+def _threads_per_round(stats, graphs):
+    """singla's own claim: a thread per edge launches arcs threads a round where a thread per
+    node launches vertices; counted from each graph's arcs and vertices."""
+    have = [g for g in graphs if (stats.get(g) or {}).get("arcs") and stats[g].get("vertices")]
+    if not have:
+        return Untestable(reason="no graph with its arcs and vertices counted in this config")
+    ratios = {g: stats[g]["arcs"] / stats[g]["vertices"] for g in have}
+    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    return Exact(values=list(ratios.values()), what="graphs", n=f"{len(have)} graphs",
+                 data=data_of(stats, have),
+                 detail=f"arcs per vertex from {ratios[low]:.3g} ({low}) to {ratios[high]:.3g} "
+                        f"({high})")

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import re
+import time
 from pathlib import Path
 
 from .. import atomic
@@ -62,7 +63,8 @@ def read_run_table(path, labels=None):
     """A run table (``runs/<graph>/<run id>.csv``), checked: every row has its graph, solver,
     source and status, and every "ok" row its trial and time. With ``labels`` (the sources
     record's), also every row the run writes: each source, and trials 0..T-1 of each (a table
-    cut at a row boundary is still short)."""
+    cut at a row boundary is still short). Where its provenance record names its job, the rows
+    carry it (``job_id``, ``anchors``: see job_columns)."""
     import pandas as pd
 
     check_csv(path, RUN_COLUMNS)
@@ -92,7 +94,37 @@ def read_run_table(path, labels=None):
             stopped = set(df.loc[~ok, "source"].astype(int))
             if any(t != full for t in trials) or len(trials) != len(want - stopped):
                 raise damaged(path, f"not every source has trials 0..{len(full) - 1}")
+    for col, value in job_columns(path).items():
+        df[col] = value
     return df
+
+
+def job_columns(table) -> dict:
+    """Which job timed a table and how fast its machine was, from its provenance record:
+    ``job_id`` names the job ("2026-11-28T14:30:01 card 0000:07:00 job 1a2b3c4d"; a table merged
+    from shards joins its shards' with " + ", so an interleaved group's tables, sharded alike,
+    still name one job) and ``anchors`` holds each of those jobs' anchor records (JSON, a list of
+    {"job": ..., "anchors": ...}: harness/anchors.py). {} where the record predates job ids."""
+    from .shards import job_records
+
+    record = read_provenance(table) or {}
+    jobs = [r for r in job_records(record) if isinstance((r.get("job") or {}).get("id"), str)]
+    if not jobs:
+        return {}
+    # named by the job's start, the same in every table it wrote (a record's date is when that
+    # table's record was written)
+    names = [" ".join(p for p in (_utc(r["job"].get("start_unix")) or str(r.get("date", ""))[:19],
+                                  f"card {r['pci_bus_id']}" if r.get("pci_bus_id") else "",
+                                  f"job {r['job']['id'][:8]}") if p) for r in jobs]
+    anchors = [{"job": name, "anchors": r.get("anchors")} for name, r in zip(names, jobs)
+               if isinstance(r.get("anchors"), dict)]
+    return {"job_id": " + ".join(names), "anchors": json.dumps(anchors, sort_keys=True)}
+
+
+def _utc(unix) -> str:
+    if not isinstance(unix, (int, float)):
+        return ""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(unix))
 
 
 # Counts a run records: whole numbers, never below 0 (a timing is any finite number >= 0).

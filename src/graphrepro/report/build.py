@@ -25,6 +25,7 @@ from ..documents import BEYOND, DOCUMENTS
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
 from .distributions import section_distributions
+from .heldout import section_view
 from .ledger import (
     FROM_RUN,
     REFERENCE,
@@ -44,6 +45,7 @@ from .page import (
 )
 from .present import csv_href, explanations, html_table
 from .provenance import benchmark_devices, table_provenance
+from .replicates import commit_line, drift_by_kind, read_drift
 from .summary import write_summary
 from .tables import figure_caption, figure_is_empty
 
@@ -65,6 +67,12 @@ def _provenances(root: Path) -> list[dict]:
             seen.add(key)
             out.append(record)
     return out
+
+
+def _this_run_commits(results: Path) -> dict:
+    """This machine's run as commit_line reads a run record: each commit its runs name."""
+    return {"calls": [{"commit": p.get("commit"), "date": p.get("date", "")}
+                      for p in _provenances(results) if p.get("commit")]}
 
 
 def _reference(reference: Path) -> dict | None:
@@ -259,6 +267,9 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                 item["shown"] = _shown(t, results, local, THIS_MACHINE, floor, mine)
                 if ref is not None:
                     item["other"] = _shown(t, reference, ref, REFERENCE, floor, mine)
+            if item["shown"] and t.name == "frontier_sssp":  # tuning apart from held-out graphs
+                item["peers"] = section_view(ref if item["shown"]["run"] == REFERENCE else local,
+                                             item["shown"]["run"])
             if (item["shown"] or {}).get("run") == REFERENCE or item["other"]:
                 item["provenance"] = table_provenance(reference, t, ref_settings.get(t.name))
                 if not item["provenance"]:
@@ -283,6 +294,9 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
     current_ref = (read_ledger(reference / "claims.csv")
                    if ref_prov and (reference / "claims.csv").is_file() else None)
     changes = what_changed(current_ref, previous) if current_ref is not None else []
+    # the run a page speaks for is the reference run where there is one: its replicates' drift
+    drift = read_drift(reference if ref_prov else results)
+    rows_shown = _claim_rows(ledger)
     env = jinja2.Environment(loader=jinja2.PackageLoader("graphrepro.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]))
     html = env.get_template("index.html.j2").render(
@@ -291,9 +305,12 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
                       "here": int((ledger[FROM_RUN] != REFERENCE).sum()),
                       "set_aside": int((ledger.get("other_from_run", pd.Series(dtype=str))
                                         .astype(str) != "").sum())},
-        sections=sections, launch_floor=floor, verdicts=VERDICTS, counts=counts, claims=_claim_rows(ledger),
+        sections=sections, launch_floor=floor, verdicts=VERDICTS, counts=counts, claims=rows_shown,
         claims_csv=csv_href(ledger), ledger_source=ledger_source,
         changes=changes, changes_against=changes_against,
+        drift=drift_by_kind(drift), drift_measured=drift is not None,
+        replicated=sum(1 for r in rows_shown if r["replicates"]),
+        commit=commit_line(ref_prov) if ref_prov else commit_line(_this_run_commits(results)),
         verified=verification(reference) if ref_prov else None,
         reference_targets=sorted(use_ref), not_run_here=bool(use_ref) or any(
             _not_run_here(df) for df in local_tables.values()),

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..bounded import read_csv
 from .ledger import FROM_RUN, REFERENCE
+from .replicates import replicate_sides
 
 SHORT_REASON = 110  # characters of a reason shown in the claims table; the rest on demand
 
@@ -180,6 +181,15 @@ def both_runs(r: dict) -> list[dict]:
             for side, counted in ((r, True), (other, False))]
 
 
+def replicate_values(r: dict) -> list[dict]:
+    """Each replicate's value of a claim with its interval at its precision and its verdict
+    (``name`` A or B); ``disagree`` on each where the two verdicts differ."""
+    sides = replicate_sides(r)
+    disagree = len({s["verdict"] for s in sides if s["verdict"]}) > 1
+    return [{"name": s["name"], "ours": ours_text(s), "verdict": s["verdict"],
+             "disagree": disagree} for s in sides]
+
+
 def _listed(cell) -> list[str]:
     return [p.strip() for p in str(cell or "").split(";") if p.strip()]
 
@@ -195,11 +205,19 @@ def evidence(r: dict) -> dict:
         ("launch_path", "launch path")) if str(r.get(key) or "")]
     return {"sentence": str(r.get("claim") or ""), "where": str(r.get("where") or ""),
             "published": with_unit(r.get("published", ""), r.get("unit", "")),
-            "band": str(r.get("band") or ""), "ours": ours_text(r), "n": str(r.get("n") or ""),
+            "band": band_text(r), "ours": ours_text(r), "n": str(r.get("n") or ""),
             "interval": str(r.get("interval") or ""), "kind": data_kind(r),
             "data": _listed(r.get("data")), "departures": _listed(r.get("departure")),
             "reason": reason_text(r.get("reason", "")), "tables": _listed(r.get("tables")),
-            "read": read, "setting": setting_text(r)}
+            "read": read, "setting": setting_text(r), "replicates": replicate_values(r)}
+
+
+def band_text(r: dict) -> str:
+    """The band and, in brackets, which rule of claims/bands.py set it (a ledger before issue
+    51's round 4 has no ``band_basis``: the band alone)."""
+    band, basis = (str(v) if pd.notna(v) else "" for v in (r.get("band", ""),
+                                                           r.get("band_basis", "")))
+    return f"{band} ({basis})" if band and basis else band
 
 
 def claim_rows(ledger: pd.DataFrame) -> list[dict]:
@@ -214,7 +232,8 @@ def claim_rows(ledger: pd.DataFrame) -> list[dict]:
                     "ours_shown": ours_text(r), "reason_short": reason_short,
                     "reason_more": more, "run_short": run_short, "run_full": run_full,
                     "balance": hardware_balance(r), "both": both_runs(r),
-                    "kind": data_kind(r), "setting": setting_text(r), "evidence": evidence(r)})
+                    "kind": data_kind(r), "setting": setting_text(r), "evidence": evidence(r),
+                    "replicates": replicate_values(r)})
     return out
 
 

@@ -111,12 +111,14 @@ def mark_runs(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _benchmark(path) -> pd.DataFrame:
-    from ..harness.files import check_csv
+    from ..harness.files import check_csv, job_columns
 
     check_csv(path)
-    # the launch-path rule reads a benchmark's path as it reads a run table's
+    # the launch-path rule reads a benchmark's path as it reads a run table's, and the anchors
+    # of the job that timed it as a run table's (claims/anchors.py)
     table = read_csv(path).assign(launch_path=launch_path_of(Path(path)),
-                                  run=_run_label(Path(path)), job=job_of(Path(path)))
+                                  run=_run_label(Path(path)), job=job_of(Path(path)),
+                                  **job_columns(path))
     table.attrs["origins"] = _terrain_origins(Path(path), table)
     return table
 
@@ -125,14 +127,14 @@ def _terrain_origins(path: Path, table: pd.DataFrame) -> dict:
     """{terrain: its origin record} for the terrains a benchmark table names (its ``terrain`` or
     ``grid`` column), read from ``terrain/<name>.zgrid.origin.json`` beside ``benchmarks/``:
     the ledger's data_kind comes from these records, never from a terrain's name."""
-    from ..harness.files import read_record
+    from ..datasets.origin import read_origin
 
     out = {}
     for col in ("terrain", "grid"):
         for name in table[col].dropna().astype(str).unique() if col in table else ():
             record = path.parent.parent / "terrain" / f"{name}.zgrid.origin.json"
             if record.is_file():
-                out[name] = read_record(record, "the terrain's origin record")
+                out[name] = read_origin(record)
     return out
 
 
