@@ -80,3 +80,26 @@ def test_fetches_are_local_jobs():
     rules = REPO / "workflow" / "rules"
     assert "\nlocalrules:\n    fetch_peers,\n" in (rules / "peers.smk").read_text()
     assert "\nlocalrules:\n    fetch_dataset,\n" in (rules / "datasets.smk").read_text()
+
+
+def test_a_fetched_file_travels_in_the_records_declared_folder(tmp_path):
+    """A node without the login node's file system sees the fetch's declared outputs only: the
+    record and its folder, which holds the real file (a link where it can be)."""
+    from graphrepro.datasets.download import sha256_of
+    from graphrepro.datasets.fetched import copy_folder, read_record, write_record
+
+    data = tmp_path / "data" / "ny.gr"
+    data.parent.mkdir()
+    data.write_text("p sp 2 1\na 1 2 5\n")
+    record_path = tmp_path / "res" / "downloads" / "graphs" / "ny.json"
+    record = {"kind": "real", "file": str(data), "sha256": sha256_of(data), "via": "mirror",
+              "dataset": "ny", "mode": "paper"}
+    write_record(record_path, record)
+    copy = copy_folder(record_path) / "ny.gr"
+    assert copy.is_file() and os.path.samefile(copy, data)  # linked, not a second copy
+    assert read_record(record_path, "ny", "paper")["file"] == str(data)  # where it lies, if seen
+    data.unlink()  # the compute node: no data folder, only what the job declared
+    assert read_record(record_path, "ny", "paper")["file"] == str(copy)
+    standin = tmp_path / "res" / "downloads" / "graphs" / "col.json"
+    write_record(standin, {"kind": "standin", "dataset": "col", "mode": "standin"})
+    assert list(copy_folder(standin).iterdir()) == []  # a stand-in: the folder, empty

@@ -36,7 +36,9 @@ rule fetch_dataset:
     """Obtain a graph's or terrain's real file (download, offline mirror; verified) or settle on
     its stand-in, and record which; nothing is parsed here."""
     output:
-        f"{RES}/downloads/{{kind}}/{{name}}.json",
+        record=f"{RES}/downloads/{{kind}}/{{name}}.json",
+        # the real file (a link to it), declared so that it reaches the parsing job's node
+        files=directory(f"{RES}/downloads/{{kind}}/{{name}}.files"),
     log:
         f"{RES}/logs/downloads/{{kind}}/{{name}}.log",
     wildcard_constraints:
@@ -48,12 +50,13 @@ rule fetch_dataset:
         py=PY,
         args=lambda w: fetch_args(w.kind, w.name),
     shell:
-        "{params.py:q} -m graphrepro fetch-record {params.args:q} --output {output:q} 2> {log:q}"
+        "{params.py:q} -m graphrepro fetch-record {params.args:q} --output {output.record:q} 2> {log:q}"
 
 
 rule dataset_graph:
     input:
         fetched=f"{RES}/downloads/graphs/{{graph}}.json",
+        files=f"{RES}/downloads/graphs/{{graph}}.files",
     output:
         graph=f"{RES}/graphs/{{graph}}.npz",
         origin=f"{RES}/graphs/{{graph}}.origin.json",
@@ -78,6 +81,7 @@ rule dataset_graph:
 rule convert_dem:
     input:
         fetched=f"{RES}/downloads/terrain/{{terrain}}.json",
+        files=f"{RES}/downloads/terrain/{{terrain}}.files",
     output:
         zgrid=f"{RES}/terrain/{{terrain}}.zgrid",
         meta=f"{RES}/terrain/{{terrain}}.zgrid.json",
