@@ -19,6 +19,10 @@ import sys
 if "--gpu" in sys.argv[1:]:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "0"
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+# The study's tests see the study alone: a plugin installed beside it (CI installs the example)
+# would add its claims to every ledger the tests hold against the committed reference run.
+# tests/test_plugins.py turns plugins back on for its own tests.
+os.environ["GRAPHREPRO_NO_PLUGINS"] = "1"
 
 # A shell that starts the suite in the background (`cmd &` without job control) hands it SIGINT
 # ignored, and every child inherits that: the tests that press Ctrl-C on a command would then see

@@ -24,7 +24,7 @@ LAYERS = (
     ("datasets", {"datasets"}),
     ("claims and verdicts", {"claims"}),
     ("experiments", {"experiments"}),
-    ("config and report", {"configs", "configcheck", "plan", "wholerun", "report"}),
+    ("config and report", {"configs", "configcheck", "plan", "budget", "wholerun", "report"}),
     ("command line", {"cli", "client", "__main__"}),
 )
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}

@@ -252,8 +252,8 @@ def test_solvers_lists_name_device_document_description(capsys):
     assert rows["harish"] == ("gpu", "safari2017")
     # the default is a table under a header; csv has the same rows
     table = _listing(capsys, "solvers").splitlines()
-    assert table[0].split() == ["name", "device", "document", "defaults", "description"]
-    assert table[1].split()[:3] == ["dijkstra", "cpu", "reference"]
+    assert table[0].split() == ["name", "device", "document", "from", "defaults", "description"]
+    assert table[1].split()[:5] == ["dijkstra", "cpu", "reference", "built", "in"]
     listed = list(csv.DictReader(io.StringIO(_listing(capsys, "solvers", "--format", "csv"))))
     assert [r["name"] for r in listed] == list(rows) and len(table) == len(rows) + 1
 

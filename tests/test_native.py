@@ -13,6 +13,7 @@ from graphrepro.errors import GraphreproError
 from graphrepro.graph.csr import CSRGraph
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.solvers import INF, get_solver, solve
+from workflow_files import one_grid_config
 
 NATIVE = ("bgl_dijkstra", "cpp_dijkstra")
 
@@ -176,20 +177,6 @@ def test_bench_cpu_table_puts_bgl_on_calnev_beside_the_paper():
     assert missing["median (ms)"] == "not in this run"
 
 
-BENCH_CONFIG = """\
-results: results
-report: reports/index.html
-reference: {reference}
-seed: 1
-measure: {{sources: 2, trials: 1, warmup: 0}}
-graphs:
-  road_6x6:
-    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
-targets:
-  bench_cpu: {{graphs: [road_6x6]}}
-"""
-
-
 @pytest.mark.slow
 def test_workflow_builds_the_binaries_and_prints_bench_cpu(tmp_path):
     import subprocess
@@ -198,7 +185,7 @@ def test_workflow_builds_the_binaries_and_prints_bench_cpu(tmp_path):
 
     repo = Path(__file__).resolve().parents[1]
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(BENCH_CONFIG.format(reference=tmp_path / "no-reference"))
+    cfg.write_text(one_grid_config("bench_cpu", tmp_path / "no-reference"))
     env = {k: v for k, v in os.environ.items() if k != "GRAPHREPRO_NATIVE_DIR"}
     done = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(tmp_path),

@@ -56,7 +56,10 @@ def test_each_requirement_once_and_the_envs_without_test_tools():
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
     # `snakemake --report` needs pygments: a plain `pip install .` must bring it
     assert any(r.startswith("snakemake[reports]") for r in _pyproject()["dependencies"])
-    test_only = {_requirement(r)[0] for r in _pyproject()["optional-dependencies"]["test"]}
+    extras = _pyproject()["optional-dependencies"]
+    # the test extra also pins Boost for the BGL tests; the rules' envs need it (the boost extra)
+    test_only = ({_requirement(r)[0] for r in extras["test"]}
+                 - {_requirement(r)[0] for r in extras["boost"]})
     for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
         env = yaml.safe_load((REPO / "envs" / name).read_text())
         assert env["channels"] == ["conda-forge", "nodefaults"], name
@@ -145,3 +148,51 @@ def test_the_lock_pins_every_requirement_within_its_bounds_with_hashes():
         name = canonicalize_name(req.name)
         assert name in pins, f"requirements.lock lacks {req.name}"
         assert req.specifier.contains(pins[name], prereleases=True), (line, pins[name])
+
+
+def test_the_workflow_ships_in_the_package():
+    """Snakefile, rules, profiles, report captions and conda envs are links in src/graphrepro to
+    the repository's own files, each matched by a package-data pattern, so the wheel carries the
+    whole workflow (`graphrepro study`; .ci/wheel-check dry-runs it from an installed wheel)."""
+    package = REPO / "src" / "graphrepro"
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["graphrepro"]
+    shipped = [REPO / "Snakefile", *(REPO / "envs").glob("*.yaml"),
+               *(REPO / "workflow" / "rules").glob("*.smk"),
+               *(REPO / "workflow" / "profiles").glob("*/*.yaml"),
+               *(REPO / "workflow" / "report").glob("*.rst")]
+    assert len(shipped) > 15
+    for path in shipped:
+        name = path.relative_to(REPO)
+        assert (package / name).resolve() == path, name  # the link reaches the repository's file
+        assert any(name.match(p) and len(name.parts) == len(Path(p).parts) for p in patterns), name
+
+
+def test_study_runs_the_packaged_workflow_where_the_folder_has_none(tmp_path, monkeypatch):
+    import subprocess
+
+    from graphrepro import snakemake_args
+    from graphrepro.cli import main
+
+    monkeypatch.chdir(REPO)
+    assert snakemake_args.snakefile() == []  # a checkout: Snakemake finds ./Snakefile itself
+    monkeypatch.chdir(tmp_path)
+    ran = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd: ran.append(cmd) or 0)
+    assert main(["study", "--dry-run", "--cores", "2"]) == 0
+    [cmd] = ran
+    packaged = Path(cmd[cmd.index("--snakefile") + 1])
+    assert packaged.resolve() == REPO / "Snakefile"
+    assert cmd[-4:] == ["--cores", "2", "--dry-run", "--"]
+
+
+def test_boost_headers_is_an_extra_the_lock_and_the_rules_envs_still_carry():
+    """The command line needs no Boost (180 MB): `boost` is an extra; the test extra, which the
+    lock is compiled with, and the conda envs the rules run in keep it for the BGL baselines."""
+    project = _pyproject()
+    assert "boost-headers" not in {_requirement(r)[0] for r in project["dependencies"]}
+    for extra in ("boost", "test"):
+        assert "boost-headers>=1.80" in project["optional-dependencies"][extra]
+    assert "boost-headers==" in (REPO / "requirements.lock").read_text()
+    for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
+        assert _env(name)["boost-headers"] == ">=1.80"

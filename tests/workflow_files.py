@@ -1,5 +1,6 @@
 """What a workflow run wrote that no job declared: `snakemake --summary` lists every declared
-output and log, and an executor that copies back only declared files would lose the rest."""
+output and log, and an executor that copies back only declared files would lose the rest. And
+the smallest config that runs one target on one 6 x 6 road grid."""
 
 from pathlib import Path
 
@@ -14,3 +15,23 @@ def undeclared(workdir: Path, summary: str, tops=("results", "reports")) -> set[
     written = {str(p.relative_to(workdir)) for top in tops
                for p in (workdir / top).rglob("*") if p.is_file()}
     return written - declared
+
+
+ONE_GRID_CONFIG = """\
+results: results
+report: reports/index.html
+reference: {reference}
+seed: 1
+measure: {{sources: 2, trials: 1, warmup: 0}}
+graphs:
+  road_6x6:
+    generate: {{kind: road_grid, rows: 6, cols: 6, keep: 0.8, max_weight: 100, seed: 1}}
+targets:
+  {target}: {{graphs: [road_6x6]}}
+"""
+
+
+def one_grid_config(target: str, reference: Path) -> str:
+    """A config of ``target`` alone on road_6x6 (2 sources, 1 trial); ``reference`` a folder
+    that does not exist, so the page holds this run alone."""
+    return ONE_GRID_CONFIG.format(target=target, reference=reference)

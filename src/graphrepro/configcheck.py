@@ -16,8 +16,8 @@ from .bounded import load_yaml
 from .credentials import strip_credentials
 from .errors import InputError
 
-REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "config" / "schema" / "config.schema.yaml"
+# the package's config/ (the checkout's, through a link; the wheel's own copy when installed)
+SCHEMA = Path(__file__).resolve().parent / "config" / "schema" / "config.schema.yaml"
 
 def _where(path) -> str:
     return "/".join(str(p) for p in path) or "(top)"

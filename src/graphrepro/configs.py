@@ -7,6 +7,7 @@ each ``--configfile`` key by key, later ones winning.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from .bounded import load_yaml
@@ -45,9 +46,45 @@ def load(configfiles=()) -> dict:
 
 def sources_of(config: dict, graph: str) -> int:
     """How many seeded sources a graph's runs time: the graph's own ``sources`` where its entry
-    sets one (a document's sample on its graphs), else ``measure.sources``."""
+    sets one (a document's sample on its graphs), else ``measure.sources``; where the config's
+    ``sampling`` sets ``eye_sources`` and no target that uses the graph decides a claim (figures
+    drawn for the eye), at most that."""
     own = ((config.get("graphs") or {}).get(graph) or {}).get("sources")
-    return int(own if own is not None else (config.get("measure") or {}).get("sources", 6))
+    count = int(own if own is not None else (config.get("measure") or {}).get("sources", 6))
+    eye = (config.get("sampling") or {}).get("eye_sources")
+    if eye is not None and not _decides_a_claim(config, graph):
+        return min(count, int(eye))
+    return count
+
+
+def _decides_a_claim(config: dict, graph: str) -> bool:
+    """Whether any of the config's targets that time the graph has claims to judge."""
+    deciding = _claim_targets()
+    for name, tcfg in (config.get("targets") or {}).items():
+        tcfg = tcfg or {}
+        if graph in (tcfg.get("graphs") or []) or graph in (tcfg.get("also") or {}):
+            if name in deciding:
+                return True
+    return False
+
+
+@functools.cache
+def _claim_targets() -> frozenset:
+    from .claims import load_claims
+
+    return frozenset(load_claims()["target"])
+
+
+def sampling_design(config: dict):
+    """The config's sequential design (``claims.sequential.Design``), or None where it sets no
+    ``sampling``."""
+    from .claims.sequential import Design
+
+    given = config.get("sampling")
+    if not given:
+        return None
+    return Design(first=int(given.get("first", 10)), batch=int(given.get("batch", 10)),
+                  cap=given.get("cap"), drift=float(given.get("drift", 0.0)))
 
 
 def configs_with(target: str) -> list[str]:

@@ -1,8 +1,11 @@
-"""The five documents of the study (``../shared/seeds/INDEX.md``), by their short names."""
+"""The five documents of the study (``../shared/seeds/INDEX.md``), by their short names, and
+those a plugin brings (``register_document``: a separate package's solvers and claims)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 
 
 @dataclass(frozen=True)
@@ -10,7 +13,7 @@ class Document:
     short: str
     citation: str
     contributes: str
-    issue: int  # the issue that reproduces it in full
+    issue: int | None = None  # the issue that reproduces it in full (none for a plugin's)
 
 
 DOCUMENTS = [
@@ -41,3 +44,35 @@ BEYOND = Document("graphrepro", "today's best, beside the documents: the study's
                   "goals against ADDS", 21)
 
 BY_SHORT = {d.short: d for d in DOCUMENTS}
+
+
+# Documents brought by plugins (``graphrepro.solvers`` entry points), in the order they were
+# registered, and the claims file each may bring: the report gives each a section after the
+# study's documents, and the ledger judges its claims like theirs.
+PLUGIN_DOCUMENTS: dict[str, Document] = {}
+PLUGIN_CLAIMS: dict[str, Traversable] = {}
+
+
+def register_document(document: Document, claims: Traversable | None = None) -> Document:
+    """Add a plugin's document, with its claims file (``published/claims/<short>.csv``'s
+    columns) if it has one. A short name already taken is refused: a plugin cannot stand in for
+    one of the study's documents."""
+    taken = {d.short for d in (*DOCUMENTS, BEYOND)} | set(PLUGIN_DOCUMENTS) | {"reference", "peer"}
+    if document.short in taken:
+        raise ValueError(f"document {document.short!r} is already registered")
+    if claims is not None and not claims.is_file():
+        raise ValueError(f"document {document.short}: no claims file at {claims}")
+    PLUGIN_DOCUMENTS[document.short] = document
+    if claims is not None:
+        PLUGIN_CLAIMS[document.short] = claims
+    return document
+
+
+def all_documents() -> list[Document]:
+    """The study's documents, then the plugins', then the study's own section (``BEYOND``)."""
+    return [*DOCUMENTS, *PLUGIN_DOCUMENTS.values(), BEYOND]
+
+
+def claims_file(short: str) -> Traversable:
+    """Where a document's claims are: a plugin's own file, else the package's published copy."""
+    return PLUGIN_CLAIMS.get(short) or resources.files("graphrepro.published") / "claims" / f"{short}.csv"

@@ -238,6 +238,50 @@ def plan_blocks(config: dict, reference: Path, results: Path | None = None,
     return [_scaled_by_misses(job, misses[job.device]) for job in out]
 
 
+def _bench_record(results: Path, reference: Path, name: str) -> dict | None:
+    """A benchmark table's own record (this run's, else the reference's), or None."""
+    for folder in (results, reference):
+        path = folder / "benchmarks" / f"{name}.provenance.json"
+        try:
+            record = load_json(path) if path.is_file() else None
+        except (OSError, ValueError):
+            record = None
+        if isinstance(record, dict):
+            return record
+    return None
+
+
+def plan_benchmarks(config: dict, reference: Path, results: Path | None = None,
+                    targets=None, skip=frozenset()) -> list[PlannedRun]:
+    """Every other benchmark table a ready target reads (an2017's transfers, chapter 5's tables,
+    Table 3.8's whole-grid phases and its reference weight, ...), one job each (``skip``: those
+    planned already), its seconds the job's recorded wall time (all its processes' where it was
+    resumed across calls), on a GPU where its record held one."""
+    from .experiments import get_target
+
+    results = Path(results or config.get("results", "results"))
+    seen, out = set(skip), []
+    for name, tcfg in (config.get("targets") or {}).items():
+        target = get_target(name)
+        if not target.ready or (targets and name not in targets):
+            continue
+        also = [b for b in target.also_reads if b in (config.get("targets") or {})]
+        for bench in (*target.benchmarks, *also):
+            if bench in seen:
+                continue
+            seen.add(bench)
+            record = _bench_record(results, reference, bench) or {}
+            job = record.get("job") if isinstance(record.get("job"), dict) else {}
+            wall = job.get("wall_s_all") or job.get("wall_s")
+            placement = record.get("placement") if isinstance(record.get("placement"), dict) else {}
+            # nothing recorded: on a GPU, as most of them are (a guess the basis says)
+            device = "gpu" if placement.get("cuda_visible_devices") or not record else "cpu"
+            out.append(PlannedRun(name, "benchmarks", bench, device, float(wall or UNKNOWN_S),
+                                  0.0, "recorded" if wall else "unknown", sources=1,
+                                  kind="bench"))
+    return out
+
+
 def _scaled_by_misses(job: PlannedRun, misses: list[float]) -> PlannedRun:
     """A version estimated from the reference tables, scaled by how far those estimates missed
     this run's recorded versions of the same kind (the median ratio): another host, or other
@@ -340,24 +384,46 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
          timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time.
     ``gpus`` 0: this machine has none, and its GPU jobs only record "not run"."""
-    sources = int(config.get("measure", {}).get("sources", 6))
-    runs = plan_runs(config, reference, results, targets) + plan_blocks(config, reference, results,
-                                                                        targets)
-    runs = on_this_machine(runs, gpus)
+    return summarize(config, planned(config, gpus, reference, results, targets), gpus, cores,
+                     reference, results, timed_cores, cpu_slots)
+
+
+def planned(config: dict, gpus: int, reference: Path, results: Path | None = None,
+            targets=None) -> list[PlannedRun]:
+    """Every job the config's ready targets (or those named) need: runs, block jobs and the
+    other benchmark tables, with their seconds on a host of ``gpus`` GPUs."""
+    runs = plan_runs(config, reference, results, targets)
+    blocks = plan_blocks(config, reference, results, targets)
+    runs += blocks + plan_benchmarks(config, reference, results, targets,
+                                     {b.run_id for b in blocks})
+    return on_this_machine(runs, gpus)
+
+
+def host_threads(cores: int, gpus: int, timed_cores: int | None, cpu_slots: int):
+    """(cores kept for CPU timings, preparation threads, one-core slots) on a host."""
     timed_cores = timed_cores or max(1, min(16, cores // 4))
-    prep_threads = max(1, cores - timed_cores - gpus)
+    return (timed_cores, max(1, cores - timed_cores - gpus),
+            max(1, min(int(cpu_slots), timed_cores)))
+
+
+def summarize(config: dict, runs: list[PlannedRun], gpus: int, cores: int, reference: Path,
+              results: Path | None = None, timed_cores: int | None = None,
+              cpu_slots: int = 1) -> dict:
+    """Per target its jobs, sources, GPU- and CPU-seconds, the totals and the expected wall."""
+    sources = int(config.get("measure", {}).get("sources", 6))
+    timed_cores, prep_threads, cpu_slots = host_threads(cores, gpus, timed_cores, cpu_slots)
     refs = reference_seconds(config, runs, reference, results)
     per_target: dict = {}
     for r in runs:
-        row = per_target.setdefault(r.target, {"jobs": 0, "gpu_s": 0.0, "cpu_s": 0.0,
+        row = per_target.setdefault(r.target, {"jobs": 0, "n": 0, "gpu_s": 0.0, "cpu_s": 0.0,
                                                "basis": set()})
         secs = r.job_seconds()
         row["jobs"] += len(secs)
+        row["n"] = max(row["n"], r.sources if r.kind == "run" else 0)
         row["gpu_s" if r.device == "gpu" else "cpu_s"] += sum(secs)
         row["basis"].add(r.basis)
     for row in per_target.values():
         row["basis"] = ",".join(sorted(row["basis"]))
-    cpu_slots = max(1, min(int(cpu_slots), timed_cores))
     sched = schedule(as_jobs(config, runs), gpus, prep_threads, refs, cpu_slots)
     return {"gpus": gpus, "cores": cores, "timed_cores": timed_cores, "cpu_slots": cpu_slots,
             "prep_threads": prep_threads,
@@ -371,11 +437,16 @@ def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | N
 
 
 def format_plan(p: dict) -> str:
-    lines = [f"{'target':32s} {'jobs':>5s} {'GPU-s':>9s} {'CPU-s':>9s}  from"]
+    alone = any("wall_s" in row for row in p["targets"].values())
+    wall = f" {'wall-s':>8s}" if alone else ""
+    lines = [f"{'target':32s} {'jobs':>5s} {'n':>4s} {'GPU-s':>9s} {'CPU-s':>9s}{wall}  from"]
     for name, row in p["targets"].items():
-        lines.append(f"{name:32s} {row['jobs']:5d} {row['gpu_s']:9.1f} {row['cpu_s']:9.1f}  "
-                     f"{row['basis']}")
-    lines.append(f"{'total':32s} {p['jobs']:5d} {p['gpu_s']:9.1f} {p['cpu_s']:9.1f}")
+        own = f" {row.get('wall_s', 0):8.0f}" if alone else ""
+        n = row.get("n_expected") or row.get("n") or ""  # a sampled run's, where one was made
+        lines.append(f"{name:32s} {row['jobs']:5d} {n:>4} {row['gpu_s']:9.1f} "
+                     f"{row['cpu_s']:9.1f}{own}  {row['basis']}")
+    lines.append(f"{'total':32s} {p['jobs']:5d} {'':>4s} {p['gpu_s']:9.1f} {p['cpu_s']:9.1f}"
+                 + (f" {p['wall_s']:8.0f}" if alone else ""))
     lines.append(f"references: {p['reference_cpu_s']:.0f} CPU-s on {p['prep_threads']} threads "
                  f"({p['prep_s']:.0f} s)")
     side = (f", {p['cpu_slots']} one-core timings at once" if p.get("cpu_slots", 1) > 1 else "")

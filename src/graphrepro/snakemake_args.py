@@ -39,8 +39,21 @@ def paths(texts, *, what: str) -> list[str]:
     return [safepath.argument(t, what=what) for t in texts]
 
 
+# where Snakemake itself looks for a workflow in the working directory, in its order
+_SNAKEFILES = ("Snakefile", "snakefile", "workflow/Snakefile", "workflow/snakefile")
+
+
+def snakefile() -> list[str]:
+    """``--snakefile`` the package's own workflow where the working directory has none (an
+    installed wheel, run in any folder); nothing in a checkout, whose Snakefile Snakemake finds."""
+    if any(Path(name).is_file() for name in _SNAKEFILES):
+        return []
+    return ["--snakefile", str(Path(__file__).resolve().parent / "Snakefile")]
+
+
 def command(options=(), targets=(), *, what: str = "a snakemake target") -> list[str]:
     """``python -m snakemake OPTIONS -- TARGETS`` with this interpreter's Snakemake (the one
-    installed with graphrepro, not the first on PATH)."""
-    return [sys.executable, "-m", "snakemake", *options, "--",
+    installed with graphrepro, not the first on PATH), on the working directory's workflow, else
+    the package's."""
+    return [sys.executable, "-m", "snakemake", *snakefile(), *options, "--",
             *(target(t, what=what) for t in targets)]

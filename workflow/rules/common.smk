@@ -7,13 +7,18 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
-from graphrepro.configs import block_repeats, sources_of, terrain_compare_parts
+from graphrepro.configs import block_repeats, sampling_design, sources_of, terrain_compare_parts
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
 from graphrepro.wholerun import reference_configfiles
 
 SRC = os.path.join(workflow.basedir, "src")
+# the package's own files (the native programs' sources): the checkout's src/graphrepro, or where
+# the wheel put it when the workflow runs from the installed package (`graphrepro study`)
+import graphrepro as _graphrepro
+
+PACKAGE_DIR = os.path.dirname(_graphrepro.__file__)
 CONDA_ENV = os.path.join(workflow.basedir, "envs", "graphrepro.yaml")
 CONDA_GPU_ENV = os.path.join(workflow.basedir, "envs", "graphrepro-gpu.yaml")  # + CUDA libs, cupy
 
@@ -139,6 +144,21 @@ DENSE_GRAPH = "|".join(re.escape(g) for g in dense_graph_names()) or "(?!)"  # (
 
 def dense_args(name):
     return option_args(graph_config(name)["dense"])
+
+
+def count_args(graph):
+    """A run's --count-sources where the graph's config limits its counting passes."""
+    counted = (config["graphs"].get(graph) or {}).get("count_sources")
+    return [] if counted is None else ["--count-sources", str(counted)]
+
+
+def sampling_args():
+    """The compare step's --sampling (configs.sampling_design): none without a sampling: key."""
+    design = sampling_design(config)
+    if design is None:
+        return []
+    cap = "" if design.cap is None else f"cap={design.cap},"
+    return ["--sampling", f"first={design.first},batch={design.batch},{cap}drift={design.drift}"]
 
 
 def target_benchmarks(name):
@@ -586,7 +606,7 @@ def compare_shell(figure):
         "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
         "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
         + ("--figure {output.figure:q} " if figure else "")
-        + "--claims {output.claims:q} 2> {log:q}"
+        + "--claims {output.claims:q} {params.sampling:q} 2> {log:q}"
     )
 
 

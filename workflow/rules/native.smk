@@ -5,8 +5,8 @@
 # timed run. On a cluster it builds in a job, with the compute nodes' compiler.
 NATIVE_DIR = "build/native"
 NATIVE_SOURCES = sorted(
-    os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
-    for f in os.listdir(os.path.join(workflow.basedir, "src", "graphrepro", "native"))
+    os.path.join(PACKAGE_DIR, "native", f)
+    for f in os.listdir(os.path.join(PACKAGE_DIR, "native"))
     if f.endswith((".cpp", ".hpp"))
 )
 
@@ -38,7 +38,7 @@ rule build_native:
 # fails, the manifest says why and the floor is reported without its native column.
 rule build_native_cuda:
     input:
-        os.path.join(workflow.basedir, "src", "graphrepro", "native", "launch_floor.cu"),
+        os.path.join(PACKAGE_DIR, "native", "launch_floor.cu"),
     output:
         f"{NATIVE_DIR}/cuda.json",
     log:

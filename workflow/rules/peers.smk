@@ -11,7 +11,7 @@
 # overlaps a timed run.
 PEERS_DIR = "build/peers"
 PEER_DRIVERS = [
-    os.path.join(workflow.basedir, "src", "graphrepro", "native", f)
+    os.path.join(PACKAGE_DIR, "native", f)
     for f in ("adds_driver.cu", "gunrock_driver.cu", "gunrock_device.hpp")
 ]
 PEER_DOWNLOADS = f"{PEERS_DIR}/downloads"

@@ -45,6 +45,7 @@ rule run_solver:
         **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     params:
         anchors=ANCHOR_ARGS,  # (common.smk)
+        counting=lambda w: count_args(w.graph),
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
@@ -54,7 +55,7 @@ rule run_solver:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-        "{params.calibration:q} --output {output.table:q} 2> {log:q}"
+        "{params.calibration:q} {params.counting:q} --output {output.table:q} 2> {log:q}"
 
 
 # A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
@@ -89,6 +90,7 @@ rule run_solver_shard:
         **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     params:
         anchors=ANCHOR_ARGS,  # (common.smk)
+        counting=lambda w: count_args(w.graph),
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
@@ -99,7 +101,7 @@ rule run_solver_shard:
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-        "{params.calibration:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
+        "{params.calibration:q} {params.counting:q} --shard {params.shard:q} --output {output.table:q} 2> {log:q}"
 
 
 localrules:
@@ -177,6 +179,7 @@ for _n, (_graph, _ids, _shard) in enumerate(
             ),
         params:
             anchors=ANCHOR_ARGS,  # (common.smk)
+            counting=count_args(_graph),
             py=lambda w, ids=_ids: [*pin_words(timed_device(*ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
@@ -190,5 +193,5 @@ for _n, (_graph, _ids, _shard) in enumerate(
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
             "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-            "{params.calibration:q} {params.shard:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
+            "{params.calibration:q} {params.shard:q} {params.counting:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

@@ -31,6 +31,7 @@ rule compare_target:
         CONDA_ENV
     params:
         py=PY,
+        sampling=sampling_args(),
         caption=figure_caption,
     shell:
         compare_shell(figure=True)
@@ -56,6 +57,7 @@ rule compare_table:
         CONDA_ENV
     params:
         py=PY,
+        sampling=sampling_args(),
     shell:
         compare_shell(figure=False)
 

@@ -353,6 +353,16 @@ def main(argv=None) -> int:
           + (f"; {len(going)} resumable job(s) unfinished, their work kept on this machine "
              f"only (call again on it; a fresh machine starts them over): "
              f"{', '.join(going)}" if going else ""), flush=True)
+    try:  # the plan said it first: what this call measured against it
+        from graphrepro.budget import measured_line
+
+        gpus = config.get("host_gpus")
+        gpus = int(gpus) if str(gpus).isdigit() else len(
+            [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",") if d])
+        print("timeboxed: " + measured_line(config, results, reference, max(1, gpus),
+                                            os.cpu_count() or 2, ran_s), flush=True)
+    except Exception as e:  # a summary: never the reason a call that made its runs fails
+        print(f"timeboxed: no measured-against-planned line: {e}", flush=True)
     return 0 if rc == 0 or left or going else rc
 
 

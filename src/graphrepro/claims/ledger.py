@@ -11,7 +11,6 @@ claim whose target was not built there.
 from __future__ import annotations
 
 import zlib
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -26,25 +25,27 @@ CLAIM_COLUMNS = ["claim_id", "target", "where", "claim", "kind", "published", "l
 LEDGER_COLUMNS = ["document", "where", "claim", "kind", "published", "ours", "ours_low",
                   "ours_high", "unit", "n", "data", "verdict", "reason", "target", "claim_id",
                   "interval", "band", "run", "launch_path", "sources", "trials", "device",
-                  "data_kind", "departure", "tables", "band_basis"]
+                  "data_kind", "departure", "tables", "band_basis", "sampled"]
 
 
 def load_claims(document: str | None = None) -> pd.DataFrame:
     """Every transcribed claim (of one document, or of all), in file order, checked."""
-    from ..documents import BEYOND, DOCUMENTS
+    from ..documents import PLUGIN_CLAIMS, all_documents, claims_file
+    from ..solvers import load_plugins
 
-    folder = resources.files("graphrepro.published") / "claims"
+    load_plugins()
     frames = []
-    # BEYOND: the study's own additions (a goal of its own design, such as the hybrid the
-    # senthilkumar authors never finished), tallied apart from the documents' claims
-    every = [*DOCUMENTS, BEYOND]
+    # the documents, then those plugins brought (their own claims files), then the study's own
+    # additions (a goal of its own design, such as the hybrid the senthilkumar authors never
+    # finished), tallied apart from the documents' claims
+    every = all_documents()
     for doc in every if document is None else [d for d in every if d.short == document]:
-        path = folder / f"{doc.short}.csv"
+        path = claims_file(doc.short)
         if not path.is_file():
             continue
         with path.open() as f:
             df = read_csv(f, dtype=str, keep_default_na=False)
-        _check(df, f"published/claims/{doc.short}.csv")
+        _check(df, str(path) if doc.short in PLUGIN_CLAIMS else f"published/claims/{doc.short}.csv")
         frames.append(df.assign(document=doc.short))
     if not frames:
         return pd.DataFrame(columns=CLAIM_COLUMNS + ["document"])
@@ -66,27 +67,85 @@ def _check(df: pd.DataFrame, name: str) -> None:
         raise InputError(f"{name}: claim ids used twice: {sorted(set(dup))}")
 
 
-def judge_target(target, runs: pd.DataFrame, stats: dict, **extra) -> pd.DataFrame:
-    """The ledger rows of one target: its claims, its evidence function's numbers, the rule."""
+def judge_target(target, runs: pd.DataFrame, stats: dict, design=None, **extra) -> pd.DataFrame:
+    """The ledger rows of one target: its claims, its evidence function's numbers, the rule.
+    ``design`` (a ``sequential.Design``): each claim judged on the first sources, in their
+    seeded order, at which its sequential interval decides it (or all of them: the cap), and
+    the ``sampled`` column says which and why."""
     claims = load_claims()  # by target: a target may answer a claim the study added itself
     claims = claims[claims["target"] == target.name]
     if claims.empty:
         return pd.DataFrame(columns=LEDGER_COLUMNS)
     if target.evidence is None:
         raise InputError(f"target {target.name} has claims but no evidence function")
+    if design is not None:
+        return _judge_sequential(target, claims, runs, stats, extra, design)
+    return _judge_claims(target, claims, runs, stats, extra)
+
+
+def _judge_sequential(target, claims, runs, stats, extra, design) -> pd.DataFrame:
+    """Every claim's rows on the sources its sequential design stopped at (sequential.py)."""
+    from . import sequential
+
+    available = sequential.sources_in(runs)
+    if not available:  # nothing sampled by source: the rows as they are
+        return _judge_claims(target, claims, runs, stats, extra)
+    looks = design.looks(available)
+    by_look = {}
+
+    def evidence_at(n):
+        if n not in by_look:
+            by_look[n] = _evidence(target, claims, sequential.prefix(runs, n), stats, extra)
+        return by_look[n]
+
+    from .origin import read_rows
+
+    stops, whole = {}, evidence_at(looks[-1])  # every source: the last look
+    for _, claim in claims.iterrows():
+        cid = claim["claim_id"]
+        tables = read_rows(whole[cid], runs, extra.get("benchmarks"))
+        if not any(name.startswith("runs/") for name, _ in tables):  # no run table read
+            stops[cid] = sequential.Stop(looks[-1], "not sampled: reads no run table")
+            continue
+        stops[cid] = sequential.stop_at(design, available, lambda n, level: sequential.decided(
+            claim, evidence_at(n)[cid], level, design.drift, _seed(cid)))
+    frames = []
+    for n in looks:
+        ids = [c for c, s in stops.items() if s.n == n]
+        if ids:
+            rows = _judge_claims(target, claims, sequential.prefix(runs, n), stats, extra, ids)
+            frames.append(rows.assign(sampled=[stops[c].reason for c in rows["claim_id"]]))
+    order = {c: i for i, c in enumerate(claims["claim_id"])}
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values("claim_id", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def _evidence(target, claims, runs, stats, extra) -> dict:
+    """{claim id: evidence} as the rule judges it: one for each claim, the launch-path rule
+    applied and each marked with the jobs its sides were timed in."""
+    from .anchors import add_measured_drift
+    from .origin import mark_jobs
+
     evidence = target.evidence(claims, runs, stats, **extra)
     unknown = set(evidence) - set(claims["claim_id"])
     missing = [c for c in claims["claim_id"] if c not in evidence]
     if unknown or missing:  # every claim judged, and only claims that exist
         raise InputError(f"target {target.name}: evidence for unknown claims {sorted(unknown)}, "
                          f"none for {missing}")
-    from .anchors import add_measured_drift
-    from .origin import mark_jobs, where_from
-
     evidence = _launch_path_rule(target, claims, runs, stats, extra, evidence)
     for e in evidence.values():
         mark_jobs(e, runs, extra.get("benchmarks"))
         add_measured_drift(e, runs, extra.get("benchmarks"))
+    return evidence
+
+
+def _judge_claims(target, claims, runs, stats, extra, only=None) -> pd.DataFrame:
+    """The ledger rows of a target's claims (of those in ``only``), on these runs."""
+    from .origin import where_from
+
+    evidence = _evidence(target, claims, runs, stats, extra)
+    if only is not None:
+        claims = claims[claims["claim_id"].isin(only)]
     gpu = run_gpu(runs, extra.get("benchmarks"))
     return pd.DataFrame([{**_row(claim, e := evidence[claim["claim_id"]], gpu),
                           **where_from(e, runs, extra.get("benchmarks"), stats)}

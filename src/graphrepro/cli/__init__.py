@@ -22,7 +22,7 @@ __all__ = ["build_parser", "load_graph", "main"]
 # `--help` lists the commands a user types first, then the workflow's steps (each rule of the
 # Snakefile runs one; every one also runs by hand), each group in this order.
 _STUDY = (
-    experiments.add_targets, experiments.add_rerun, report.add_claims, runs.add_plan,
+    experiments.add_study, experiments.add_targets, experiments.add_rerun, report.add_claims, runs.add_plan,
     experiments.add_retabulate, report.add_report,
     solve.add_solve, solve.add_solvers, solve.add_mst, terrain.add_io_sssp,
     graphs.add_datasets, graphs.add_fetch, graphs.add_generate, graphs.add_convert,

@@ -98,6 +98,36 @@ def run_through_ctrl_c(child) -> int:
         return child.wait()
 
 
+def cmd_study(args) -> int:
+    """The study, by Snakemake: the working directory's workflow (a checkout), else the one
+    that came with the package (an installed wheel, in any folder: results/ and reports/ are
+    written here, as in a checkout)."""
+    import shlex
+    import subprocess
+
+    from .. import configcheck, configs, snakemake_args
+
+    options = ["--cores", str(args.cores)]
+    if args.configfile:
+        configcheck.check_config(configs.load(args.configfile))  # one line per problem, first
+        options += ["--configfile", *snakemake_args.paths(args.configfile, what="--configfile")]
+    if args.dry_run:
+        options += ["--dry-run"]
+    cmd = snakemake_args.command(options, args.targets)
+    print("+ " + shlex.join(cmd), file=sys.stderr)
+    return subprocess.call(cmd)
+
+
+def add_study(sub) -> None:
+    sp = sub.add_parser("study", help="run the study (the default config, or --configfile) into "
+                                      "results/ and reports/index.html here; no checkout needed")
+    sp.add_argument("targets", nargs="*", help="targets to build (default: the whole report)")
+    sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
+    sp.add_argument("--cores", default="all", type=_cores, help="all, or a whole number >= 1")
+    sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
+    sp.set_defaults(func=cmd_study)
+
+
 def _say_if_not_measurable_here(target: str) -> None:
     """A target that times GPU solvers, asked for on a machine with no CUDA device: its GPU runs
     would record "not run" and re-measure nothing. Said before anything runs."""
@@ -136,7 +166,8 @@ def cmd_compare(args) -> int:
     table = build_target_table(args.target, args.runs, args.sources, Path(args.output),
                                figure=Path(args.figure) if args.figure else None,
                                benchmark_paths=args.benchmarks,
-                               claims=Path(args.claims) if args.claims else None)
+                               claims=Path(args.claims) if args.claims else None,
+                               design=_design(args.sampling))
     if get_target(args.target).prints:  # a benchmark: its numbers in its log, not mid-run
         import pandas as pd
 
@@ -144,6 +175,27 @@ def cmd_compare(args) -> int:
                                "display.float_format", "{:.4g}".format):
             print(f"{args.target}:\n{table.fillna('').to_string(index=False)}", file=sys.stderr)
     return 0
+
+
+def _design(text: str | None):
+    """--sampling first=10,batch=10,cap=100,drift=0.02 -> a sequential Design (None: none)."""
+    from ..claims.sequential import Design
+
+    if not text:
+        return None
+    fields = {"first": int, "batch": int, "cap": int, "drift": float}
+    given = {}
+    for part in text.split(","):
+        key, _, value = part.partition("=")
+        try:
+            given[key.strip()] = fields[key.strip()](value)
+        except (KeyError, ValueError):
+            raise InputError(f"--sampling {text!r}: give {', '.join(f'{k}=N' for k in fields)} "
+                             f"(whole numbers, drift a fraction); {part!r} is not one") from None
+    if min(given.get(k, 1) for k in ("first", "batch", "cap")) < 1 or \
+            not 0 <= given.get("drift", 0) <= 1:
+        raise InputError(f"--sampling {text!r}: first, batch and cap at least 1, drift 0 to 1")
+    return Design(**given)
 
 
 def add_compare(sub) -> None:
@@ -158,6 +210,8 @@ def add_compare(sub) -> None:
                     help="benchmark tables the target reads besides the runs (e.g. transfers)")
     sp.add_argument("--claims", help="where the target's ledger rows go (default: beside --output, "
                                      "NAME.claims.csv)")
+    sp.add_argument("--sampling", help="judge each claim on the sources a sequential design "
+                    "stops at: first=N,batch=N,cap=N,drift=X (the config's sampling:)")
     sp.set_defaults(func=cmd_compare)
 
 

@@ -86,12 +86,17 @@ def cmd_run(args) -> int:
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
     sources, digests = record["sources"], record["digests"]
+    counted = args.count_sources  # of the graph's sources in draw order, not of a shard's
+    if counted is not None and counted < 0:
+        raise InputError(f"--count-sources {counted}: give 0 or more")
     if args.shard:
         from ..harness.shards import parse_shard, shard_slice
 
         part = shard_slice(len(sources), parse_shard(args.shard))
         sources, digests = sources[part], digests[part]
-    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup)
+        counted = None if counted is None else max(0, counted - (part.start or 0))
+    spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup,
+                   count_sources=counted)
     checked = time.perf_counter()
     others = list(args.interleave or [])
     outputs = list(args.interleave_output or [])
@@ -99,7 +104,7 @@ def cmd_run(args) -> int:
         raise InputError(f"--interleave names {len(others)} runs and --interleave-output "
                          f"{len(outputs)} files: one each")
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
-                              warmup=args.warmup) for r in others]
+                              warmup=args.warmup, count_sources=counted) for r in others]
     phases: dict = {}
     from ..harness.anchors import Around
 
@@ -113,6 +118,8 @@ def cmd_run(args) -> int:
         out = atomic.write_csv(table, output)
         prov = provenance({"graph": args.graph, "solver": s.solver, "params": s.params,
                            "trials": args.trials, "warmup": args.warmup, "sources": args.sources,
+                           **({"count_sources": args.count_sources}
+                              if args.count_sources is not None else {}),
                            **({"shard": args.shard} if args.shard else {}),
                            **({"interleaved": [x.solver for x in specs]} if others else {})})
         if others:  # said in the record too, not only in its config hash
@@ -193,6 +200,9 @@ def add_run(sub) -> None:
     sp.add_argument("--warmup", type=int, default=1)
     sp.add_argument("--param", action="append", metavar="KEY=VALUE")
     sp.add_argument("--calibration", help="a JSON written by `calibrate` (sets safari2017's N)")
+    sp.add_argument("--count-sources", type=int, default=None, metavar="N",
+                    help="the untimed counting pass for the graph's first N sources only (0: "
+                         "none, where no claim reads the counters; default: every source)")
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
@@ -330,7 +340,7 @@ def add_transfers(sub) -> None:
 def cmd_plan(args) -> int:
     """Jobs, GPU- and CPU-seconds per target and the expected wall time of a config on a host."""
     from .. import configs
-    from ..plan import format_plan, plan
+    from ..budget import format_host_plan, plan_host, shards_config
 
     if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
         raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
@@ -338,14 +348,25 @@ def cmd_plan(args) -> int:
         # one core at least is left for the GPU jobs' hosts and the graph preparation
         raise InputError(f"--timed-cores {args.timed_cores}: must be from 1 to --cores - 1 "
                          f"({args.cores - 1})")
+    if args.max_job_share is not None and not 0 < args.max_job_share <= 1:
+        raise InputError(f"--max-job-share {args.max_job_share}: give a share above 0, at most 1")
+    if args.budget is not None and args.budget <= 0:
+        raise InputError(f"--budget {args.budget}: give the minutes, above 0")
     config = configs.load(args.configfile)
-    result = plan(config, args.gpus, args.cores, Path(args.reference or configs.root() /
-                                                      config.get("reference", "reports/reference")),
-                  Path(args.results) if args.results else None, args.timed_cores,
-                  args.targets, args.cpu_slots)
+    result = plan_host(config, args.gpus, args.cores,
+                       Path(args.reference or configs.root() /
+                            config.get("reference", "reports/reference")),
+                       Path(args.results) if args.results else None, args.timed_cores,
+                       args.targets, args.cpu_slots, args.max_job_share, args.budget)
     if args.json:
         atomic.write_text(Path(args.json), json.dumps(result, indent=1) + "\n")
-    print(format_plan(result))
+    if args.write_shards:
+        import yaml
+
+        atomic.write_text(Path(args.write_shards), "# written by graphrepro plan --max-job-share "
+                          f"{args.max_job_share}: give it last to snakemake's --configfile\n"
+                          + yaml.safe_dump(shards_config(result), sort_keys=True))
+    print(format_host_plan(result))
     return 0
 
 
@@ -366,4 +387,11 @@ def add_plan(sub) -> None:
                                         "reference folder)")
     sp.add_argument("--targets", nargs="+", help="only these targets (default: every ready one)")
     sp.add_argument("--json", help="also write the plan here")
+    sp.add_argument("--max-job-share", type=float, default=None,
+                    help="split graphs' sources into shards until no GPU job is longer than this "
+                         "share of the plan (e.g. 0.1)")
+    sp.add_argument("--write-shards", help="with --max-job-share: write those shards here, a "
+                                           "config to give last to snakemake's --configfile")
+    sp.add_argument("--budget", type=float, default=None, metavar="MIN",
+                    help="say which targets fit in MIN minutes and which source cap fits them all")
     sp.set_defaults(func=cmd_plan)

@@ -56,24 +56,24 @@ def add_solve(sub) -> None:
 
 
 def cmd_solvers(args) -> int:
-    from ..solvers import all_solvers
+    from ..solvers import all_solvers, plugins
 
     if args.problem == "mst":
         from ..mst import all_mst_solvers
 
         specs = all_mst_solvers()
     else:
-        specs = all_solvers()
+        specs = all_solvers()  # a plugin left out says so on stderr, in one line
     rows = [{"name": s.name, "device": s.device, "document": s.document,
-             "description": s.description,
+             "from": plugins.origin(s.name) or "built in", "description": s.description,
              "defaults": " ".join(f"{k}={v}" for k, v in s.defaults.items())} for s in specs]
-    print_rows(rows, ["name", "device", "document", "defaults", "description"], args.format)
+    print_rows(rows, ["name", "device", "document", "from", "defaults", "description"], args.format)
     return 0
 
 
 def add_solvers(sub) -> None:
-    sp = sub.add_parser("solvers", help="list solvers: name, device, document, parameters, "
-                                        "description")
+    sp = sub.add_parser("solvers", help="list solvers: name, device, document, where from (built "
+                                        "in, or a plugin's distribution), parameters, description")
     sp.add_argument("--problem", choices=["sssp", "mst"], default="sssp",
                     help="shortest paths (what `solve` takes) or minimum spanning forests (`mst`)")
     format_arg(sp)

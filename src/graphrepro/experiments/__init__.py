@@ -9,7 +9,7 @@ Targets whose code does not exist yet are listed as planned, with the issue that
 
 from __future__ import annotations
 
-from .registry import _TARGETS, Target, published, target
+from .registry import _TARGETS, Target, add_plugin_targets, published, target
 
 __all__ = ["Target", "target", "published", "all_targets", "get_target"]
 
@@ -21,7 +21,10 @@ def all_targets() -> list[Target]:
     from . import gerritsen2012_mst, gerritsen2012_sssp  # noqa: F401
     from . import frontier  # noqa: F401  (today's best, beside the documents: issue 21)
     from . import planned  # noqa: F401
+    from ..solvers import load_plugins
 
+    load_plugins()  # the plugins' targets come last
+    add_plugin_targets()
     return list(_TARGETS.values())
 
 

@@ -11,6 +11,7 @@ from typing import Callable
 import pandas as pd
 
 from ..bounded import read_csv
+from ..solvers import plugins
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,29 @@ class Target:
 
 
 _TARGETS: dict[str, Target] = {}
+# A plugin's targets wait here until the built-in ones are all registered (``add_plugin_targets``):
+# a plugin loaded first must not take a built-in target's name, nor come first in the report.
+_PLUGIN_TARGETS: dict[str, Target] = plugins.watch({})
 
 
 def target(t: Target) -> Target:
-    if t.name in _TARGETS:
+    waiting = _PLUGIN_TARGETS if plugins.loading() else _TARGETS
+    if t.name in waiting:
         raise ValueError(f"target {t.name} defined twice")
-    _TARGETS[t.name] = t
+    waiting[t.name] = t
     return t
+
+
+def add_plugin_targets() -> None:
+    """Register the plugins' targets after the built-in ones; one whose name is taken is left
+    out with one line (its plugin's solvers stay)."""
+    for name in list(_PLUGIN_TARGETS):
+        t = _PLUGIN_TARGETS.pop(name)
+        if name in _TARGETS:
+            plugins.report(f"graphrepro: a plugin's target {name} left out: a target of that "
+                           "name is already registered")
+        else:
+            _TARGETS[name] = t
 
 
 def published(document: str) -> pd.DataFrame:

@@ -35,6 +35,9 @@ class RunSpec:
     params: dict = field(default_factory=dict)
     trials: int = 3
     warmup: int = 1
+    # the counting pass (a GPU run's untimed pass for the counters that cost time) for the
+    # first this many of its sources only, None: every one (0: none, where no claim reads them)
+    count_sources: int | None = None
 
 
 def measure(graph: CSRGraph, spec: RunSpec, log=print, phases: dict | None = None) -> pd.DataFrame:
@@ -120,10 +123,12 @@ def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print,
             else:
                 ready.append(_Run(i, *done))
         group = {"interleaved": "|".join(s.solver for s in specs)} if len(specs) > 1 else {}
-        for source, digest in zip(first.sources, first.digests):
+        for i, (source, digest) in enumerate(zip(first.sources, first.digests)):
             label = int(graph.label_of(source))
             for r in ready:
-                r.start_source(source, digest, label)
+                r.start_source(source, digest, label,
+                               specs[r.index].count_sources is None
+                               or i < specs[r.index].count_sources)
             for trial in range(first.trials):
                 turn = trial % len(ready) if ready else 0
                 for r in ready[turn:] + ready[:turn]:
@@ -169,10 +174,11 @@ class _Run:
     counters: dict = field(default_factory=dict)
     hung: dict | None = None
 
-    def start_source(self, source, digest, label):
+    def start_source(self, source, digest, label, counted=True):
         self.done, self.counters, self.hung = [], {}, None
         # a solver whose counters come with every solve (a peer) needs no extra counting pass
-        if self.solver.device == "gpu" and not getattr(self.prepared, "counters_free", False):
+        if counted and self.solver.device == "gpu" and not getattr(self.prepared, "counters_free",
+                                                                   False):
             self._guarded(label, lambda: self.counters.update(
                 self.run(source, digest, count=True, part="count_s").counters))
 
@@ -247,7 +253,15 @@ def _setup(graph: CSRGraph, spec: RunSpec, checker: _Checker, log):
         checker.check(solver, source, digest, result.distances)
         return result
 
-    for _ in range(spec.warmup):  # compiles kernels, warms caches; verified, not recorded
+    from .warm import reuse_warmup
+
+    warmups = spec.warmup
+    if warmups and reuse_warmup(solver.name, base["params"], graph):
+        warmups = 0
+        phases["warmup_reused"] = phases.get("warmup_reused", 0) + 1
+        log(f"{solver.name} on {graph.name}: warm-up reused (this worker warmed it in an "
+            "earlier job)")
+    for _ in range(warmups):  # compiles kernels, warms caches; verified, not recorded
         try:
             run(spec.sources[0], spec.digests[0], part="warmup_s")
         except PeerHung as e:

@@ -112,7 +112,7 @@ def boost_include() -> Path:
         except ImportError:
             raise NoBoostError(
                 "Boost headers not found for the native baselines: pip install boost-headers "
-                "(a dependency of graphrepro) or set BOOST_INCLUDE to a directory holding "
+                "(graphrepro's boost extra) or set BOOST_INCLUDE to a directory holding "
                 "boost/graph/") from None
         path = Path(boost_headers.get_include())
     if not (path / "boost" / "graph" / "dijkstra_shortest_paths.hpp").is_file():
@@ -323,10 +323,13 @@ class Process:
     The graph file it reads (if any) is deleted when the process is closed.
     """
 
-    def __init__(self, program: str, args: list[str], graph_file: Path | None = None):
-        self.program = program
+    def __init__(self, program: str | Path, args: list[str], graph_file: Path | None = None):
+        """``program``: one of ours by name (built here first if need be), or a plugin's binary
+        by its path (built by the plugin: ``graphrepro.solvers.plugins``)."""
+        self.program = str(program)
         self._graph_file = graph_file
-        self.proc = subprocess.Popen([str(binary(program)), *args], stdin=subprocess.PIPE,
+        path = binary(program) if isinstance(program, str) else Path(program)
+        self.proc = subprocess.Popen([str(path), *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def read(self, nbytes: int) -> bytes:

@@ -21,7 +21,7 @@ import pandas as pd
 from .. import atomic, gpu
 from ..bounded import load_json, read_csv
 from ..claims import split_ids
-from ..documents import BEYOND, DOCUMENTS
+from ..documents import DOCUMENTS, all_documents
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
 from .distributions import section_distributions
@@ -243,14 +243,15 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
             use_ref.discard(t)
     # the report's order: documents as listed, targets as registered, claims as the ledger has them
     order = {t.name: i for i, t in enumerate(all_targets())}
-    docs = {d.short: i for i, d in enumerate((*DOCUMENTS, BEYOND))}
+    docs = {d.short: i for i, d in enumerate(all_documents())}
     ledger = ledger.assign(_d=ledger["document"].map(docs).fillna(len(docs)),
                            _t=ledger["target"].map(order).fillna(len(order))).sort_values(
         ["_d", "_t"], kind="stable").drop(columns=["_d", "_t"]).reset_index(drop=True)
     ref_settings = (reference_config or {}).get("targets", {})
 
     sections = []
-    for doc in (*DOCUMENTS, BEYOND):  # then today's best, beside the documents (issue 21)
+    # the documents, those plugins brought, then today's best, beside the documents (issue 21)
+    for doc in all_documents():
         items = []
         for t in [t for t in all_targets() if t.document == doc.short]:
             item = {"target": t, "shown": None, "other": None, "published": None,

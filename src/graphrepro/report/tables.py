@@ -152,10 +152,11 @@ def load_inputs(target, run_paths, source_paths, benchmark_paths=()) -> tuple:
 
 def build_target_table(name: str, run_paths, source_paths, output: Path, figure: Path | None = None,
                        benchmark_paths=(), claims: Path | None = None,
-                       figure_only: bool = False):
+                       figure_only: bool = False, design=None):
     """The target's table (its verdicts from the ledger) and figure, and its ledger rows
     (``claims``, default ``targets/<name>.claims.csv`` beside the table). ``figure_only``:
-    the table as it is (e.g. a committed reference run's); only redraw the figure."""
+    the table as it is (e.g. a committed reference run's); only redraw the figure. ``design``:
+    the config's sequential sampling (claims/sequential.py), else every source decides."""
     from ..claims import claims_path, fill_verdicts, judge_target
 
     target = get_target(name)
@@ -170,7 +171,7 @@ def build_target_table(name: str, run_paths, source_paths, output: Path, figure:
     if figure_only:
         draw_figure(target, runs, figure, **extra)
         return None
-    rows = judge_target(target, runs, stats, **extra)
+    rows = judge_target(target, runs, stats, design=design, **extra)
     table = fill_verdicts(table, rows)
     _write_csv(rows, claims or claims_path(output))
     _write_csv(table, output)

@@ -9,14 +9,16 @@
 - ``frontier``: the study's own GPU SSSP (document ``graphrepro``), beside the documents.
 
 Adding a solver: write a factory ``(graph, **params) -> PreparedSolver`` in the document's
-subpackage, decorate it with ``@register(...)``, and list the module in ``base._MODULES``.
+subpackage, decorate it with ``@register(...)``, and list the module in ``base._MODULES``; or,
+from a package of its own, through the ``graphrepro.solvers`` entry points (``plugins``).
 """
 
 from __future__ import annotations
 
 from .base import (INF, SolverSpec, SolveResult, all_solvers, check_source, get_solver, make_run_id,
-                   load_all, parse_run_id, register, resolve, run_file, run_file_id, solve)
+                   load_all, load_plugins, parse_run_id, register, resolve, run_file, run_file_id,
+                   solve)
 
 __all__ = ["INF", "SolverSpec", "SolveResult", "all_solvers", "check_source", "get_solver",
            "make_run_id", "parse_run_id", "register", "resolve", "run_file", "run_file_id", "solve",
-           "load_all"]
+           "load_all", "load_plugins"]

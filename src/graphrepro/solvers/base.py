@@ -20,8 +20,10 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
+from .. import documents
 from ..errors import InputError
 from ..graph.csr import CSRGraph
+from . import plugins
 
 INF = np.iinfo(np.int64).max  # "unreachable"; distances are int64 so no sum of int32 weights overflows
 
@@ -140,11 +142,13 @@ def _check_range(solver: str, key: str, value) -> None:
                          f"per block), not {value}")
 
 
-_REGISTRY: dict[str, SolverSpec] = {}
+_REGISTRY: dict[str, SolverSpec] = plugins.watch({})
+plugins.watch(documents.PLUGIN_DOCUMENTS)
+plugins.watch(documents.PLUGIN_CLAIMS)
 
 
 # The modules whose @register decorators fill the registry, imported on first lookup so that
-# listing solvers needs no GPU toolkit until one is asked for.
+# listing solvers needs no GPU toolkit until one is asked for; then the plugins' (plugins.GROUP).
 _MODULES = (
     "graphrepro.solvers.reference",
     "graphrepro.solvers.baselines",
@@ -164,6 +168,14 @@ _MODULES = (
 def load_all() -> None:
     for module in _MODULES:
         importlib.import_module(module)
+    plugins.load_plugins(_REGISTRY)
+
+
+def load_plugins() -> None:
+    """What the plugins bring besides solvers (documents, claims, targets), where any is
+    installed: the built-in solvers first, so no plugin takes one of their names."""
+    if plugins.installed():
+        load_all()
 
 
 def register(name: str, *, device: str, document: str, description: str,
@@ -175,12 +187,13 @@ def register(name: str, *, device: str, document: str, description: str,
         raise ValueError(f"device must be one of {DEVICES}")
     if metric not in ("distance", "hops"):
         raise ValueError("metric must be 'distance' or 'hops'")
-    if document not in DOCUMENTS:
-        raise ValueError(f"document must be one of {DOCUMENTS}")
+    if document not in DOCUMENTS and document not in documents.PLUGIN_DOCUMENTS:
+        raise ValueError(f"document {document!r} is not one of {DOCUMENTS} nor a plugin's "
+                         "(documents.register_document)")
 
     def wrap(factory):
         if name in _REGISTRY:
-            raise ValueError(f"solver {name} registered twice")
+            raise ValueError(f"solver {name} is already registered")
         _REGISTRY[name] = SolverSpec(name, device, document, description, factory,
                                      dict(defaults or {}), dict(static_counters or {}), metric,
                                      calibrated_by, parallel)
@@ -195,7 +208,7 @@ def get_solver(name: str) -> SolverSpec:
         return _REGISTRY[name]
     except KeyError:
         raise InputError(f"unknown solver {name!r}; `python -m graphrepro solvers` lists them: "
-                         f"{', '.join(sorted(_REGISTRY))}") from None
+                         f"{', '.join(sorted(_REGISTRY))}{plugins.missing_hint()}") from None
 
 
 def all_solvers() -> list[SolverSpec]:

@@ -18,7 +18,10 @@ class NativeSSSP:
     upload_ms = 0.0
     device_bytes = 0
 
-    def __init__(self, program: str, graph, counter: str | None):
+    def __init__(self, program, graph, counter: str | None):
+        """``program``: our program's name, or a plugin's binary's path that speaks the same
+        protocol (the CSR file's path as its argument; the vertex count back; then a source per
+        line in, solve ms, one counter and the distances back, little-endian)."""
         self.n = graph.num_vertices
         self.counter = counter
         path = native.temp_file(".csr")
