@@ -11,6 +11,9 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 _STARTED = time.time()
+# the --configfile files: until the directive below appends the default, they are all it lists
+CLI_CONFIGFILES = list(workflow.configfiles)
+
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
@@ -25,13 +28,14 @@ try:
     # snakemake has parsed --configfile already (a mapping alias bomb or a file of 100 MB stalls
     # its own parse and merge, before this line); a list alias bomb, a key given twice or a
     # Python tag still gets one line here, not a six-minute walk
-    for _configfile in workflow.overwrite_configfiles:
+    for _configfile in CLI_CONFIGFILES:
         load_yaml(_configfile)
     check_config(config)  # one line per problem, before any rule is defined or run
 except InputError as e:
     raise WorkflowError(str(e)) from None
 validate(config, os.path.join(workflow.basedir, "config", "schema", "config.schema.yaml"))
 name_the_run(config.get("run_name"))  # every job and GPU worker this run starts records it
+
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
@@ -54,46 +58,46 @@ rule all:
 
 
 # While it runs: a line per finished step (rule, graph, solver, time left), and first, where
-# earlier outputs are kept, how much was already done (report/progress.py). Ctrl-C ends the run
-# with one line and exit status 130 (progress.Interrupt).
+# earlier outputs are kept, that the run resumes, with the time left from the plan of this config on
+# this machine: the graphrepro logger plugin, which the profiles turn on (report/progress.py),
+# told what only this file knows (below, once the rules are read). Ctrl-C ends the run with one
+# line and exit status 130 (progress.Interrupt).
 from graphrepro.report.progress import Interrupt
 
 _RUN = {"interrupt": Interrupt().install()}
 
 
 onstart:
-    from graphrepro.placement import candidate_devices
-    from graphrepro.report.progress import install, plan_estimates, resume_line
-
-    _jobs = list(workflow.dag.needrun_jobs())
-    _resuming = resume_line(len(list(workflow.dag.jobs)), len(_jobs))
-    if _resuming:
-        print(_resuming)
-    # the time left is the plan's for the jobs left (this config on this machine), not an
-    # average of the short steps that come first
-    _estimates, _lanes = plan_estimates(
-        config, _jobs, REFERENCE, gpus=HOST_GPUS if HOST_GPUS is not None else len(candidate_devices()),
-        cores=max(workflow.cores, 2), cpu_slots=HOST_CPU_SLOTS)
-    _RUN["progress"] = install(len(_jobs), estimates=_estimates, lanes=_lanes)
     _RUN["interrupt"].scheduling = True
-    start_host_workers(workflow.dag.needrun_jobs())  # (common.smk)
+    start_host_workers()  # (common.smk)
 
 
 onerror:
-    from graphrepro.report.progress import stopped_line
+    from graphrepro.report.progress import running, stopped_line
 
     stop_host_workers()
     if _RUN["interrupt"].seen:
-        _RUN["interrupt"].exit(_RUN.get("progress"))
-    print(stopped_line(_RUN.get("progress")))
+        _RUN["interrupt"].exit(running())
+    print(stopped_line(running()))
 
 
-# A target asked for by name that no rule makes (a typo): one line naming the closest rules and
-# targets, before snakemake's MissingRuleException. What looks like a file is left to snakemake.
-from graphrepro.report.progress import unknown_targets
+# A target asked for by name that no rule makes (a typo): the plugin's one line names the closest
+# rules and targets, in place of snakemake's MissingRuleException.
+from graphrepro.placement import candidate_devices
+from graphrepro.report.progress import planned_runs, tell
 
-if (typo := unknown_targets(sys.argv[1:], [r.name for r in workflow.rules])) is not None:
-    raise WorkflowError(typo)
+tell(
+    results=config["results"],
+    rule_names=[r.name for r in workflow.rules],
+    # the time left is the plan's for the jobs left, not an average of the short steps first
+    plan=lambda: planned_runs(
+        config,
+        REFERENCE,
+        gpus=HOST_GPUS if HOST_GPUS is not None else len(candidate_devices()),
+        cores=max(workflow.cores, 2),
+        cpu_slots=HOST_CPU_SLOTS,
+    ),
+)
 
 
 # A dry run says in one line what the run needs: a GPU (for which targets), which real files,
@@ -110,8 +114,14 @@ if is_dry_run(sys.argv[1:]):
 
     # the plan of this config on this machine: its GPUs (none: GPU jobs only record "not run")
     _gpus = HOST_GPUS if HOST_GPUS is not None else len(candidate_devices())
-    _plan = plan(config, _gpus, max(workflow.cores, 2), Path(REFERENCE),
-                 timed_cores=len(HOST_TIMED_CPUS) if HOST else None, cpu_slots=HOST_CPU_SLOTS)
+    _plan = plan(
+        config,
+        _gpus,
+        max(workflow.cores, 2),
+        Path(REFERENCE),
+        timed_cores=len(HOST_TIMED_CPUS) if HOST else None,
+        cpu_slots=HOST_CPU_SLOTS,
+    )
     print(needs_line(config, _plan, len(candidate_devices()), gpu_target_names()), file=sys.stderr)
 
 

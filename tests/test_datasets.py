@@ -332,6 +332,7 @@ def test_fetched_record_builds_what_the_whole_command_builds_without_the_network
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "has sha256" in err and f"delete {record}" in err
     (tmp_path / "data" / "ny" / "tiny.gr.gz").unlink()
+    (tmp_path / "downloads" / "ny.files" / "tiny.gr.gz").unlink()  # its declared copy too
     assert main(["dataset-graph", "ny", *data, "--fetched", str(record),
                  "--output", str(tmp_path / "bad.npz")]) == 2
     err = capsys.readouterr().err

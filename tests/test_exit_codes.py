@@ -90,3 +90,21 @@ def test_a_typo_bad_data_a_wrong_answer_and_no_device_exit_apart(gr, tmp_path, m
     monkeypatch.setattr(gpu, "cuda_available", lambda: False)
     assert _solve(gr, tmp_path, "--solver", "harish") == ExitCode.UNAVAILABLE
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_gets_no_traceback_and_no_error_code():
+    """Issue 56 item 9: `graphrepro targets | head` exits quietly (0, or 141 as a shell's
+    command killed by SIGPIPE would), never with a traceback or exit 6."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before a byte is written: every write fails
+    try:
+        done = subprocess.run([sys.executable, "-m", "graphrepro", "targets", "--format", "json"],
+                              stdout=write, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write)
+    assert done.returncode == int(ExitCode.READER_GONE) == 141, done.stderr
+    assert "Traceback" not in done.stderr and "error" not in done.stderr.lower()

@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parents[1]
 # conda-forge names for PyPI ones, where they differ
 CONDA_NAME = {"cupy-cuda13x": "cupy", "cupy-cuda12x": "cupy"}
 # in pyproject but not in the rules' envs: snakemake runs the rules, it is not needed inside them
-NOT_IN_ENVS = {"snakemake"}
+# what the snakemake process itself runs (its logger plugin), never a rule's job
+NOT_IN_ENVS = {"snakemake", "snakemake-interface-logger-plugins"}
 
 
 def _pyproject():

@@ -5,18 +5,18 @@ dry run of a GPU config ends with; `rerun` saying when a GPU target cannot be me
 
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
-from graphrepro.report.progress import (Progress, is_dry_run, job_estimates, resume_line,
-                                        step_name, stopped_line)
+from graphrepro.report.progress import (Progress, is_dry_run, job_estimates, planned_jobs,
+                                        resume_line, step_name, stopped_line)
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "reports" / "reference"
@@ -74,27 +74,21 @@ def test_claims_fits_the_width_asked_and_COLUMNS_footer_included(tmp_path):
     assert " 0.29 [0.0015, 0.50] " in trips
 
 
-def test_progress_names_each_step_and_the_time_left():
+def test_progress_lines_say_the_step_the_count_and_the_time_left(tmp_path):
     now = [0.0]
-    out = io.StringIO()
-    p = Progress(4, stream=out, clock=lambda: now[0])
-    log = logging.getLogger("test-progress")
-    log.addHandler(p)
-    log.setLevel(logging.INFO)
-    try:
-        log.info("", extra={"event": "job_info", "jobid": 7, "rule_name": "run_solver",
-                            "wildcards": {"graph": "ny", "solver": "harish"}})
-        now[0] = 30.0
-        log.info("", extra={"event": "job_finished", "job_id": 7})
-    finally:
-        log.removeHandler(p)
-    assert out.getvalue().strip() == ("[1/4] done: run_solver (graph ny, solver harish); 3 to go, "
-                                      "about 1 min 30 s left")
+    p = Progress(clock=lambda: now[0])
+    p.total, p.done, now[0] = 4, 1, 30.0
+    assert p.line(step_name("run_solver", {"solver": "harish", "graph": "ny"})) == (
+        "[1/4] done: run_solver (graph ny, solver harish); 3 to go, about 1 min 30 s left")
     assert step_name("report", {}) == "report"
     assert stopped_line(p).startswith("graphrepro: stopped after 1 of 4 steps")
-    assert resume_line(10, 10) is None
-    assert resume_line(195, 75) == ("graphrepro: resuming: 120 of 195 steps were already done "
-                                    "(their outputs are up to date and kept); 75 to run.")
+    assert stopped_line(None).startswith("graphrepro: stopped; what finished is kept")
+    assert resume_line(str(tmp_path / "nowhere"), 3) is None
+    assert resume_line(str(tmp_path), 3) is None  # an empty results folder: a fresh run
+    (tmp_path / "runs").mkdir()
+    assert resume_line(str(tmp_path), 75) == (f"graphrepro: resuming: earlier outputs in "
+                                              f"{tmp_path} are kept where up to date; 75 steps "
+                                              "to run.")
 
 
 def test_the_time_left_is_the_plans_for_the_jobs_left_not_an_average_of_those_done():
@@ -116,51 +110,66 @@ def test_the_time_left_is_the_plans_for_the_jobs_left_not_an_average_of_those_do
     estimates = job_estimates(jobs, runs)
     assert estimates == {1: (3.0, "other"), 2: (8.0, "gpu"), 3: (3410.0, "cpu"),
                          4: (8.0, "gpu"), 5: (3.0, "other")}
-    now, out = [0.0], io.StringIO()
-    p = Progress(5, stream=out, clock=lambda: now[0], estimates=estimates,
-                 lanes={"gpu": 1, "cpu": 1, "other": 2})
-    log = logging.getLogger("test-progress-plan")
-    log.addHandler(p)
-    log.setLevel(logging.INFO)
-    try:
-        for job in (1, 2, 4, 5):
-            now[0] += 15.0
-            log.info("", extra={"event": "job_finished", "job_id": job})
-    finally:
-        log.removeHandler(p)
-    lines = out.getvalue().splitlines()
+    # the jobs the plugin expects before snakemake schedules any: one per planned file
+    assert [j.jobid for j in planned_jobs(runs, "results")] == [
+        "results/runs/ny/harish.csv", "results/runs/ny/dijkstra.csv",
+        "results/shards/big/lbr.0.csv", "results/shards/big/lbr.1.csv"]
+    pending = job_estimates([j for j in planned_jobs(runs, "results") if "lbr.0" not in j.jobid],
+                            runs)
+    now = [0.0]
+    p = Progress(clock=lambda: now[0], estimates=pending, lanes={"gpu": 1, "cpu": 1, "other": 2})
+    p.total, lines = 5, []
+
+    def record(**fields):
+        return Job(getMessage=lambda: "", **fields)
+
+    for done, job in enumerate((1, 2, 4, 5), 1):  # what snakemake logs for each finished job
+        now[0] += 15.0
+        p.text(record(event="job_info", jobid=job, rule_name="r", wildcards={},
+                      output=jobs[job - 1].output), str)
+        p.text(record(event="job_finished", job_id=job), str)
+        lines.append(p.text(record(event="progress", done=done, total=5), str))
     assert lines[0].endswith("4 to go, about 56 min 50 s left")  # the CPU lane's 3,410 s decide
     assert lines[-1].endswith("1 to go, about 56 min 50 s left")  # not 15 s (an average)
 
 
-def test_a_real_snakemake_run_prints_the_steps_and_resumes(tmp_path):
+@pytest.mark.slow
+def test_a_real_snakemake_run_through_the_logger_plugin_prints_the_steps_and_resumes(tmp_path):
+    """Issue 56 item 7: the lines come from snakemake's own records of a real run, through the
+    public logger-plugin interface (--logger graphrepro), not from records made up here."""
     (tmp_path / "Snakefile").write_text(f"""
 import sys
 sys.path.insert(0, {str(REPO / 'src')!r})
-_RUN = {{}}
-onstart:
-    from graphrepro.report.progress import install, resume_line
-    n = len(list(workflow.dag.needrun_jobs()))
-    line = resume_line(len(list(workflow.dag.jobs)), n)
-    if line:
-        print(line)
-    _RUN["p"] = install(n)
+from graphrepro.report.progress import tell
 rule all:
-    input: expand("out/{{graph}}/{{solver}}.txt", graph=["ny", "col"], solver=["harish"])
+    input: expand("out/{{graph}}/{{solver}}.txt", graph=["ny", "col", "fla"], solver=["harish"])
 rule run_solver:
     output: "out/{{graph}}/{{solver}}.txt"
     shell: "echo > {{output:q}}"
+tell(results="out", rule_names=[r.name for r in workflow.rules])
 """)
     (tmp_path / "out" / "ny").mkdir(parents=True)
     (tmp_path / "out" / "ny" / "harish.txt").write_text("\n")
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
-                          capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)})
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--logger",
+                           "graphrepro"], cwd=tmp_path, capture_output=True, text=True, env=env)
     text = done.stdout + done.stderr
     assert done.returncode == 0, text[-2000:]
-    assert "graphrepro: resuming: 1 of 3 steps were already done" in text
-    assert "[1/2] done: run_solver (graph col, solver harish); 1 to go, about" in text
-    assert "[2/2] done: all" in text
+    assert "graphrepro: resuming: earlier outputs in out are kept where up to date; 3 steps" in text
+    steps = [line for line in text.splitlines() if line.startswith("[")]
+    named = [s.split(";")[0] for s in steps]
+    assert [n.split(" done: ")[0] for n in named] == ["[1/3]", "[2/3]", "[3/3]"], text
+    assert sorted(n.split(" done: ")[1] for n in named) == [  # snakemake's order, either graph first
+        "all", "run_solver (graph col, solver harish)", "run_solver (graph fla, solver harish)"]
+    assert "2 to go, about" in steps[0]
     assert "Finished jobid" not in text and "steps (100%) done" not in text  # ours instead
+    assert "Job stats" in text  # what the plugin does not replace, snakemake formats
+    typo = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "run_solvr",
+                           "--logger", "graphrepro"], cwd=tmp_path, capture_output=True,
+                          text=True, env=env)
+    assert typo.returncode != 0
+    assert "unknown target 'run_solvr'; the closest: run_solver" in typo.stderr
+    assert "MissingRuleException" not in typo.stdout + typo.stderr
 
 
 def test_ctrl_c_in_plain_snakemake_exits_130_with_one_line(tmp_path):
@@ -172,15 +181,14 @@ def test_ctrl_c_in_plain_snakemake_exits_130_with_one_line(tmp_path):
     (tmp_path / "Snakefile").write_text(f"""
 import sys
 sys.path.insert(0, {str(REPO / 'src')!r})
-from graphrepro.report.progress import Interrupt, install, stopped_line
+from graphrepro.report.progress import Interrupt, running, stopped_line
 _RUN = {{"interrupt": Interrupt().install()}}
 onstart:
-    _RUN["progress"] = install(len(list(workflow.dag.needrun_jobs())))
     _RUN["interrupt"].scheduling = True
 onerror:
     if _RUN["interrupt"].seen:
-        _RUN["interrupt"].exit(_RUN.get("progress"))
-    print(stopped_line(_RUN.get("progress")))
+        _RUN["interrupt"].exit(running())
+    print(stopped_line(running()))
 rule all:
     input: "out/quick.txt", "out/slow.txt"
 rule quick:
@@ -190,7 +198,8 @@ rule slow:
     output: "out/slow.txt"
     shell: "touch started; sleep 60; echo > {{output:q}}"
 """)
-    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=tmp_path,
+    run = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", "--logger",
+                            "graphrepro"], cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True, env={**os.environ, "HOME": str(tmp_path)})
     try:
@@ -203,8 +212,9 @@ rule slow:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 130, text[-2000:]
-    after = text[text.index("localrule slow:"):]
-    lines = [line for line in after.splitlines()[1:] if line.strip() and not line.startswith("  ")]
+    after = text[text.index("[1/3] done: quick"):]  # (the plugin names each step in one line)
+    lines = [line for line in after.splitlines()[1:] if line.strip() and not line.startswith("  ")
+             and not line.startswith(("Select jobs", "Execute "))]
     assert lines == ["graphrepro: interrupted (Ctrl-C) after 1 of 3 steps; what finished is kept: "
                      "the same command resumes from there."]
     assert "RuleException" not in text and "WorkflowError" not in text

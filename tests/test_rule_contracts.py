@@ -90,8 +90,10 @@ def _localrules() -> set[str]:
 
 def test_downloads_are_local_and_their_parsing_is_submitted():
     """Issue 36: the host with the network (a login node) fetches, and parses nothing: the fetch
-    is a local rule that writes only its record; parsing a graph and converting a DEM are
-    submitted jobs, with their memory, that read that record instead of the network."""
+    is a local rule that writes its record and the folder holding the real file (issue 56: a
+    declared output, so it reaches a node without a shared file system); parsing a graph and
+    converting a DEM are submitted jobs, with their memory, that read those instead of the
+    network."""
     local = _localrules()
     assert {"fetch_dataset", "dense_graph", "report"} <= local  # the directives were read
     assert not {"dataset_graph", "convert_dem"} & local
@@ -100,6 +102,7 @@ def test_downloads_are_local_and_their_parsing_is_submitted():
         jobs.setdefault(rule, []).append((block, shell))
     for block, shell in jobs["fetch_dataset"]:
         assert " -m graphrepro fetch-record " in shell, shell
+        assert re.search(r"output: \S+\.json, \S+\.files\n", block), block
     for rule in ("dataset_graph", "convert_dem"):
         assert jobs.get(rule), f"no {rule} job in the dry run"
         for block, shell in jobs[rule]:
@@ -108,6 +111,7 @@ def test_downloads_are_local_and_their_parsing_is_submitted():
             name = re.search(r"wildcards: \w+=(\S+)", block)[1]
             kind = "graphs" if rule == "dataset_graph" else "terrain"
             assert record[1] == f"results/downloads/{kind}/{name}.json", block
+            assert f"results/downloads/{kind}/{name}.files" in block, block
             assert "mem_mb=" in block, block
 
 

@@ -119,7 +119,7 @@ def test_slurm_jobs_saw_their_own_gpu_and_sweeps_were_grouped(runs):
     submitted = len(re.findall(r"has been submitted with SLURM jobid", log))
     runs_done = len(list((cluster / "results" / "runs").glob("*/*.csv")))
     assert 0 < submitted < runs_done  # group jobs: many runs to one sbatch
-    for rule in ("fetch_dataset", "dense_graph", "calibrate", "compare_target",
+    for rule in ("fetch_dataset", "dense_graph", "calibrate", "compare_target", "compare_table",
                  "report"):  # localrules: downloads and tiny steps stay here
         assert f"rule_{rule}/" not in log
     for rule in ("dataset_graph", "convert_dem"):  # what a download feeds is parsed there

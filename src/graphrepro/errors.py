@@ -30,6 +30,7 @@ class ExitCode(enum.IntEnum):
     WRONG_ANSWER = 5
     FAILED = 6
     NOT_STARTED = 75  # EX_TEMPFAIL of sysexits.h: try again later
+    READER_GONE = 141  # 128 + SIGPIPE: what read our output stopped (`graphrepro targets | head`)
     INTERRUPTED = 130  # 128 + SIGINT
     TERMINATED = 143  # 128 + SIGTERM
 

@@ -71,12 +71,15 @@ wildcard_constraints:
 
 REFERENCE = os.path.join(workflow.basedir, config["reference"])
 CLAIMS = os.path.join(os.path.dirname(config["report"]) or ".", "claims.csv")  # beside the report
-# The config the report names: the last --configfile given, else the embedded default. (snakemake
-# lists --configfile files first and appends the Snakefile's own configfile after them, so
-# workflow.configfiles[-1] would always be the default even when a user config overrides it.)
-_CLI_CONFIGFILES = list(workflow.overwrite_configfiles or [])
-CONFIGFILE = str(_CLI_CONFIGFILES[-1] if _CLI_CONFIGFILES else
-                 (workflow.configfiles[-1] if workflow.configfiles else ""))
+# The config the report names: the last --configfile given (CLI_CONFIGFILES, Snakefile), else
+# the embedded default. (snakemake appends the Snakefile's own configfile after the --configfile
+# files, so workflow.configfiles[-1] would always be the default even when a user config
+# overrides it.)
+CONFIGFILE = str(
+    CLI_CONFIGFILES[-1]
+    if CLI_CONFIGFILES
+    else (workflow.configfiles[-1] if workflow.configfiles else "")
+)
 
 
 def ready_targets():
@@ -116,7 +119,9 @@ def graph_config(name):
     try:
         return config["graphs"][name]
     except KeyError:
-        raise ValueError(f"graph {name!r} is used by a target but not defined under graphs:") from None
+        raise ValueError(
+            f"graph {name!r} is used by a target but not defined under graphs:"
+        ) from None
 
 
 def option_args(spec):
@@ -190,12 +195,18 @@ for _name in config["targets"]:
 # The slurm profile scopes `timing`, `gpu` and `prep` to each submitted job (`local`), so the
 # cluster is not serialised: SLURM keeps timed jobs apart instead (config `cluster:` timed_cpu /
 # timed_gpu), and a group job runs its steps one at a time.
-CLUSTER = {"gpu_model": "", "timed_cpu": "--exclusive", "timed_gpu": "--exclusive", "cpus_per_gpu": 0,
-           "cpu_threads": 8, "runtime_scale": 1.0, **(config.get("cluster") or {})}
+CLUSTER = {
+    "gpu_model": "",
+    "timed_cpu": "--exclusive",
+    "timed_gpu": "--exclusive",
+    "cpus_per_gpu": 0,
+    "cpu_threads": 8,
+    "runtime_scale": 1.0,
+    **(config.get("cluster") or {}),
+}
 _timing = workflow.global_resources.get("timing")
 TIMING_TOKENS = int(getattr(_timing, "value", _timing) or 1)  # --resources timing=N
-_nodes = workflow.global_resources.get("_nodes")
-SUBMITTED = getattr(_nodes, "value", _nodes) is not None  # --jobs N: jobs go to an executor
+SUBMITTED = workflow.nodes is not None  # --jobs N: jobs go to an executor
 
 
 def dense_vertices(name):
@@ -239,8 +250,10 @@ def graph_mem_mb(name, factor=1.0):
 from graphrepro.placement import candidate_devices, profile_host_settings
 
 try:
-    HOST_SETTINGS = {**profile_host_settings(sys.argv[1:], [os.getcwd(), workflow.basedir]),
-                     **{k: v for k, v in config.items() if k.startswith("host_")}}
+    HOST_SETTINGS = {
+        **profile_host_settings(sys.argv[1:], [os.getcwd(), workflow.basedir]),
+        **{k: v for k, v in config.items() if k.startswith("host_")},
+    }
 except InputError as e:
     raise WorkflowError(str(e)) from None
 HOST = HOST_SETTINGS.get("host_gpus") is not None and not SUBMITTED
@@ -254,16 +267,19 @@ if HOST:
     _given = workflow.global_resources.get("gpu")
     _given = getattr(_given, "value", _given)
     _auto = HOST_SETTINGS["host_gpus"] == "auto"
-    HOST_GPUS = int(_given or (len(candidate_devices()) if _auto else HOST_SETTINGS["host_gpus"])
-                    or 0)
-    _cpus = sorted(os.sched_getaffinity(0))[:max(workflow.cores, 2)]
+    HOST_GPUS = int(
+        _given or (len(candidate_devices()) if _auto else HOST_SETTINGS["host_gpus"]) or 0
+    )
+    _cpus = sorted(os.sched_getaffinity(0))[: max(workflow.cores, 2)]
     _timed = HOST_SETTINGS.get("host_timed_cores", "auto")
     _timed = max(1, min(16, len(_cpus) // 4)) if _timed == "auto" else int(_timed)
     HOST_TIMED_CPUS, HOST_UNTIMED_CPUS = split_cores(_cpus, _timed)
     HOST_CPU_SLOTS = int(HOST_SETTINGS.get("host_cpu_slots", 1))
     if HOST_CPU_SLOTS > len(HOST_TIMED_CPUS):
-        raise ValueError(f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
-                         "kept for CPU timings (host_timed_cores): at most one slot a core")
+        raise ValueError(
+            f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
+            "kept for CPU timings (host_timed_cores): at most one slot a core"
+        )
     _tokens = host_resources(HOST_GPUS, HOST_CPU_SLOTS)
     for _name, _value in _tokens.items():
         workflow.register_resource(_name, _value)
@@ -296,15 +312,17 @@ def pin_words(device):
 HOST_WORKERS: list = []  # the devices whose GPU workers this run started
 
 
-def start_host_workers(jobs):
+def start_host_workers():
     """On a GPU host, each GPU's worker starts with the run (interpreter, imports, CUDA
     context: seconds), while graphs and references are made, not in the first run's time on
-    that GPU; a worker already there (or starting) stays the only one."""
+    that GPU; a worker already there (or starting) stays the only one. Started where the
+    config's targets time a GPU solver (read from the config: the jobs snakemake will run are
+    not public API); a worker with nothing to do leaves after its idle time."""
     if not HOST or not HOST_SETTINGS.get("host_worker", True):
         return
     from graphrepro.client import start_worker
 
-    if any(j.resources.get("gpu", 0) for j in jobs):
+    if any("gpu" in timed_device(r) for t in ready_targets() for r in target_run_ids(t)):
         HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]
         for device in HOST_WORKERS:
             start_worker(device, idle_s=300)
@@ -347,8 +365,9 @@ def group_priority(graph, run_ids):
     """An interleaved job's priority: the seconds of all its runs (run_priority's measure)."""
     from types import SimpleNamespace
 
-    return lambda w: sum(run_priority(SimpleNamespace(graph=graph, solver=run_file_id(r)))
-                         for r in run_ids)
+    return lambda w: sum(
+        run_priority(SimpleNamespace(graph=graph, solver=run_file_id(r))) for r in run_ids
+    )
 
 
 def _expected_seconds():
@@ -372,8 +391,10 @@ def _expected_seconds():
         return out
     from graphrepro.plan import plan_blocks, plan_runs
 
-    for r in [*plan_runs(config, Path(REFERENCE), Path(RES)),
-              *plan_blocks(config, Path(REFERENCE), Path(RES))]:
+    for r in [
+        *plan_runs(config, Path(REFERENCE), Path(RES)),
+        *plan_blocks(config, Path(REFERENCE), Path(RES)),
+    ]:
         out[(r.graph, run_file_id(r.run_id))] = max(1, round(max(r.job_seconds())))
     return out
 
@@ -510,16 +531,25 @@ def fetch_args(kind, name):
         which = ["--mode", DATASETS_MODE, *MIRROR_ARGS]
     else:
         cfg = TERRAINS[name]
-        which = (["--mode", "standin", "--no-mirrors"] if cfg.get("standin")
-                 else ["--mode", DATASETS_MODE, *MIRROR_ARGS])
+        which = (
+            ["--mode", "standin", "--no-mirrors"]
+            if cfg.get("standin")
+            else ["--mode", DATASETS_MODE, *MIRROR_ARGS]
+        )
     return [cfg["dataset"], *which, "--data", DATA, "--registry", REGISTRY]
 
 
 # (datasets.smk)
 def dataset_graph_args(name):
     cfg = graph_config(name)
-    return [*fetch_args("graphs", name), "--name", name, "--scale", str(cfg.get("scale", 1.0)),
-            *reweight_args(cfg)]
+    return [
+        *fetch_args("graphs", name),
+        "--name",
+        name,
+        "--scale",
+        str(cfg.get("scale", 1.0)),
+        *reweight_args(cfg),
+    ]
 
 
 # (datasets.smk)
@@ -529,8 +559,9 @@ def terrain_args(name):
 
 # (datasets.smk)
 def fetch_outputs():
-    return ([f"{RES}/downloads/graphs/{g}.json" for g in DATASET_GRAPHS] +
-            [f"{RES}/downloads/terrain/{t}.json" for t in TERRAINS])
+    return [f"{RES}/downloads/graphs/{g}.json" for g in DATASET_GRAPHS] + [
+        f"{RES}/downloads/terrain/{t}.json" for t in TERRAINS
+    ]
 
 
 # (datasets.smk)
@@ -547,18 +578,38 @@ def dataset_outputs():
 
 # (standins.smk)
 def terrain_compare_outputs():
-    return [f"{RES}/standins/terrain_compare.csv", f"{RES}/standins/terrain_compare.json"] if TC else []
+    return (
+        [f"{RES}/standins/terrain_compare.csv", f"{RES}/standins/terrain_compare.json"]
+        if TC
+        else []
+    )
 
 
 # (standins.smk)
 def _tc_inputs(which):
     name = TC[which]
-    return {"zgrid": f"{RES}/terrain/{name}.zgrid",
-            "mst": [f"{RES}/benchmarks/terrain_compare/{name}_mst_{v}.csv" for v in TC_MST],
-            "sssp": [f"{RES}/benchmarks/terrain_compare/{name}_sssp.csv"]}
+    return {
+        "zgrid": f"{RES}/terrain/{name}.zgrid",
+        "mst": [f"{RES}/benchmarks/terrain_compare/{name}_mst_{v}.csv" for v in TC_MST],
+        "sssp": [f"{RES}/benchmarks/terrain_compare/{name}_sssp.csv"],
+    }
 
 
 # (targets.smk)
+# (targets.smk) a target whose code draws no figure gets its table only: no blank PNG
+def figure_targets():
+    return [t for t in ready_targets() if get_target(t).figure is not None]
+
+
+def compare_shell(figure):
+    return (
+        "{params.py:q} -m graphrepro compare {wildcards.target:q} --runs {input.runs:q} "
+        "--sources {input.sources:q} --benchmarks {input.benchmarks:q} --output {output.table:q} "
+        + ("--figure {output.figure:q} " if figure else "")
+        + "--claims {output.claims:q} {params.sampling:q} 2> {log:q}"
+    )
+
+
 def figure_caption(w):
     """One caption per figure for `snakemake --report`: what it shows (report/figstyle.py)."""
     from graphrepro.report.figstyle import caption
@@ -594,16 +645,20 @@ def g12_shard_device(variant):
 
 # (gerritsen2012.smk)
 def g12_shard_files(variant, suffix):
-    return [f"{RES}/shards/benchmarks/gerritsen2012_mst_{variant}.{i}{suffix}"
-            for i in range(G12_SHARDS)]
+    return [
+        f"{RES}/shards/benchmarks/gerritsen2012_mst_{variant}.{i}{suffix}"
+        for i in range(G12_SHARDS)
+    ]
 
 
 # (gerritsen2012.smk)
 def g12_repeat_files(variant, suffix):
     """The shards timed again as a second pass (block_repeat_shards; configcheck keeps each
     index below block_shards): the measure of the drift between versions' passes."""
-    return [f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{variant}.{i}{suffix}"
-            for i in block_repeats(config)]
+    return [
+        f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{variant}.{i}{suffix}"
+        for i in block_repeats(config)
+    ]
 
 
 # (gerritsen2012.smk)
@@ -611,7 +666,9 @@ def g12_priority(w):
     """As run_priority: on a GPU host the longest block jobs (the plan's seconds) start first."""
     from types import SimpleNamespace
 
-    return run_priority(SimpleNamespace(graph="benchmarks", solver=f"gerritsen2012_mst_{w.variant}"))
+    return run_priority(
+        SimpleNamespace(graph="benchmarks", solver=f"gerritsen2012_mst_{w.variant}")
+    )
 
 
 # (gerritsen2012.smk)
@@ -622,6 +679,12 @@ def g12_phases_args(which, device):
     declared output, so snakemake leaves it where a call stops the job (timeboxed.py's WORK)."""
     side = G12.get("phases_side") if which == "phases" else None
     work = f"{RES}/work/gerritsen2012_mst_{which}_{device}" if which == "phases_full" else None
-    return option_args({"block_side": G12.get("io_block_side", 32), "trials": G12.get("trials", 1),
-                        "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
-                        **({"sides": side} if side else {}), **({"work_dir": work} if work else {})})
+    return option_args(
+        {
+            "block_side": G12.get("io_block_side", 32),
+            "trials": G12.get("trials", 1),
+            "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
+            **({"sides": side} if side else {}),
+            **({"work_dir": work} if work else {}),
+        }
+    )

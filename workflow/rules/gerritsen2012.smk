@@ -7,12 +7,19 @@ G12 = config.get("gerritsen2012_mst") or {}
 # `block_shards: N` > 1 times each version's blocks in N jobs (every N-th block a job), merged
 # into the one table per version before any table reads it, as a graph's `shards:` are.
 G12_SHARDS = int(G12.get("block_shards", 1))
-G12_BLOCK_ARGS = option_args({"block_side": G12.get("block_side", 32),
-                              "blocks": G12.get("blocks", 16), "trials": G12.get("trials", 1)})
+G12_BLOCK_ARGS = option_args(
+    {
+        "block_side": G12.get("block_side", 32),
+        "blocks": G12.get("blocks", 16),
+        "trials": G12.get("trials", 1),
+    }
+)
 # Every centre block's reference, made once for the ten versions (block_check.py); named by its
 # block side and count, so another choice of blocks makes its own.
-G12_REFS = (f"{RES}/benchmarks/gerritsen2012_block_refs_{G12.get('block_side', 32)}x"
-            f"{G12.get('blocks', 16)}.json")
+G12_REFS = (
+    f"{RES}/benchmarks/gerritsen2012_block_refs_{G12.get('block_side', 32)}x"
+    f"{G12.get('blocks', 16)}.json"
+)
 
 
 rule gerritsen2012_block_refs:
@@ -23,18 +30,20 @@ rule gerritsen2012_block_refs:
         g12_terrain("terrain"),
     output:
         G12_REFS,
-    params:
-        py=PY,
-        args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16)}),
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_block_refs.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_block_refs.tsv"
+    conda:
+        CONDA_ENV
     threads: prep_threads()
     resources:
         mem_mb=2048,
         runtime=20,
         prep=1,
-    log:
-        f"{RES}/logs/benchmarks/gerritsen2012_block_refs.log",
-    conda:
-        CONDA_ENV
+    params:
+        py=PY,
+        args=option_args({"block_side": G12.get("block_side", 32), "blocks": G12.get("blocks", 16)}),
     shell:
         "{params.py:q} -m graphrepro mst-block-refs {input:q} {params.args:q} --jobs {threads} "
         "--output {output:q} 2> {log:q}"
@@ -49,21 +58,23 @@ rule gerritsen2012_mst_blocks:
     output:
         table=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_{{variant}}.tsv"
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
+    priority: g12_priority
+    conda:
+        lambda w: conda_env(g12_device(w.variant))
+    threads: lambda w: timed_threads(g12_device(w.variant))
+    resources:
+        **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
     params:
         anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
         py=lambda w: [*pin_words(g12_device(w.variant)), *PY],
         args=G12_BLOCK_ARGS,
-    threads: lambda w: timed_threads(g12_device(w.variant))
-    priority: g12_priority
-    resources:
-        **timed(lambda w: g12_device(w.variant), terrain_mem_mb),
-    log:
-        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.log",
-    conda:
-        lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input.zgrid:q} --variant {wildcards.variant:q} "
         "{params.args:q} --references {input.refs:q} {params.anchors:q} --output {output.table:q} 2> {log:q}"
@@ -77,23 +88,25 @@ rule gerritsen2012_mst_blocks_shard:
     output:
         table=f"{RES}/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.csv",
         provenance=f"{RES}/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
+    log:
+        f"{RES}/logs/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.tsv"
     wildcard_constraints:
         variant="|".join(G12_VARIANTS),
         shard=r"\d+",
+    priority: g12_priority
+    conda:
+        lambda w: conda_env(g12_device(w.variant))
+    threads: lambda w: timed_threads(g12_shard_device(w.variant))
+    resources:
+        **timed(lambda w: g12_shard_device(w.variant), terrain_mem_mb),
     params:
         anchors=ANCHOR_ARGS,  # (common.smk)
         # a CPU version's shard is a one-core timing ("cpu1": g12_shard_device, common.smk)
         py=lambda w: [*pin_words(g12_shard_device(w.variant)), *PY],
         args=G12_BLOCK_ARGS,
         shard=lambda w: f"{w.shard}/{G12_SHARDS}",
-    threads: lambda w: timed_threads(g12_shard_device(w.variant))
-    priority: g12_priority
-    resources:
-        **timed(lambda w: g12_shard_device(w.variant), terrain_mem_mb),
-    log:
-        f"{RES}/logs/shards/benchmarks/gerritsen2012_mst_{{variant}}.{{shard}}.log",
-    conda:
-        lambda w: conda_env(g12_device(w.variant))
     shell:
         "{params.py:q} -m graphrepro mst-blocks {input.zgrid:q} --variant {wildcards.variant:q} "
         "{params.args:q} --references {input.refs:q} --shard {params.shard:q} "
@@ -109,6 +122,8 @@ use rule gerritsen2012_mst_blocks_shard as gerritsen2012_mst_blocks_repeat with:
         provenance=f"{RES}/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.provenance.json",
     log:
         f"{RES}/logs/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/benchmarks/repeat/gerritsen2012_mst_{{variant}}.{{shard}}.tsv"
 
 
 localrules:
@@ -126,14 +141,14 @@ rule gerritsen2012_mst_blocks_merge:
     output:
         table=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.csv",
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{variant}}.provenance.json",
-    wildcard_constraints:
-        variant=_one_of(G12_VARIANTS if G12_SHARDS > 1 else []),
-    params:
-        py=PY,
     log:
         f"{RES}/logs/benchmarks/gerritsen2012_mst_{{variant}}.merge.log",
+    wildcard_constraints:
+        variant=_one_of(G12_VARIANTS if G12_SHARDS > 1 else []),
     conda:
         CONDA_ENV
+    params:
+        py=PY,
     shell:
         "{params.py:q} -m graphrepro merge-blocks {input.tables:q} --repeats {input.repeats:q} "
         "--output {output.table:q} 2> {log:q}"
@@ -149,21 +164,30 @@ rule gerritsen2012_mst_io_sweep:
     output:
         table=f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.csv",
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_io_sweep.provenance.json",
-    params:
-        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
-        py=lambda w: [*pin_words(g12_device(G12.get("sweep_variant", "cpu_prealloc"))), *PY],
-        args=[*option_args({"variant": G12.get("sweep_variant", "cpu_prealloc"),
-                            "block_side": G12.get("io_block_side", 32),
-                            "trials": G12.get("trials", 1),
-                            "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24)}),
-              "--sides", *(str(s) for s in G12.get("sweep_sides", [64, 128, 256]))],
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_io_sweep.tsv"
+    conda:
+        conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     threads: lambda w: timed_threads(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
     resources:
         **timed(lambda w: g12_device(G12.get("sweep_variant", "cpu_prealloc")), terrain_mem_mb),
-    log:
-        f"{RES}/logs/benchmarks/gerritsen2012_mst_io_sweep.log",
-    conda:
-        conda_env(g12_device(G12.get("sweep_variant", "cpu_prealloc")))
+    params:
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(g12_device(G12.get("sweep_variant", "cpu_prealloc"))), *PY],
+        args=[
+            *option_args(
+                {
+                    "variant": G12.get("sweep_variant", "cpu_prealloc"),
+                    "block_side": G12.get("io_block_side", 32),
+                    "trials": G12.get("trials", 1),
+                    "verify_max_vertices": G12.get("verify_max_vertices", 1 << 24),
+                }
+            ),
+            "--sides",
+            *(str(s) for s in G12.get("sweep_sides", [64, 128, 256])),
+        ],
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} {params.args:q} --output {output.table:q} "
         "2> {log:q}"
@@ -177,22 +201,25 @@ rule gerritsen2012_mst_phases:
     output:
         table=f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.csv",
         provenance=f"{RES}/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.provenance.json",
+    log:
+        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.tsv"
     wildcard_constraints:
         which="phases|phases_full",
         device="cpu|gpu",
-    params:
-        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
-        py=lambda w: [*pin_words(w.device), *PY],
-        variant=lambda w: G12.get(f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu"
-                                  else "gpu_reduce"),
-        args=lambda w: g12_phases_args(w.which, w.device),
+    conda:
+        lambda w: conda_env(w.device)
     threads: lambda w: timed_threads(w.device)
     resources:
         **timed(lambda w: w.device, terrain_mem_mb),
-    log:
-        f"{RES}/logs/benchmarks/gerritsen2012_mst_{{which}}_{{device}}.log",
-    conda:
-        lambda w: conda_env(w.device)
+    params:
+        # a CPU-timed job on a GPU host's timed cores (pin_words, common.smk)
+        py=lambda w: [*pin_words(w.device), *PY],
+        variant=lambda w: G12.get(
+            f"phases_{w.device}", "cpu_prealloc" if w.device == "cpu" else "gpu_reduce"
+        ),
+        args=lambda w: g12_phases_args(w.which, w.device),
     shell:
         "{params.py:q} -m graphrepro mst-io {input:q} --variant {params.variant:q} "
         "{params.args:q} --output {output.table:q} 2> {log:q}"
@@ -207,16 +234,18 @@ rule gerritsen2012_mst_full_reference:
     output:
         table=f"{RES}/benchmarks/{G12_FULL_REFERENCE}.csv",
         provenance=f"{RES}/benchmarks/{G12_FULL_REFERENCE}.provenance.json",
-    params:
-        py=PY,
+    log:
+        f"{RES}/logs/benchmarks/{G12_FULL_REFERENCE}.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/{G12_FULL_REFERENCE}.tsv"
+    conda:
+        CONDA_ENV
     resources:
         mem_mb=terrain_mem_mb,
         runtime=30,
         prep=1,
-    log:
-        f"{RES}/logs/benchmarks/{G12_FULL_REFERENCE}.log",
-    conda:
-        CONDA_ENV
+    params:
+        py=PY,
     shell:
         "{params.py:q} -m graphrepro mst-grid-reference {input:q} --output {output.table:q} "
         "2> {log:q}"

@@ -16,18 +16,20 @@ rule build_native:
         NATIVE_SOURCES,
     output:
         f"{NATIVE_DIR}/manifest.json",
-    params:
-        py=PY,
-        out=lambda w, output: os.path.dirname(output[0]),
+    log:
+        f"{RES}/logs/build_native.log",
+    benchmark:
+        f"{RES}/job_stats/build_native.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     resources:
         timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
         mem_mb=2048,
         runtime=20,
-    log:
-        f"{RES}/logs/build_native.log",
-    conda:
-        CONDA_ENV
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
     shell:
         "{params.py:q} -m graphrepro build-native --force --out {params.out:q} 2> {log:q}"
 
@@ -39,18 +41,20 @@ rule build_native_cuda:
         os.path.join(PACKAGE_DIR, "native", "launch_floor.cu"),
     output:
         f"{NATIVE_DIR}/cuda.json",
-    params:
-        py=PY,
-        out=lambda w, output: os.path.dirname(output[0]),
+    log:
+        f"{RES}/logs/build_native_cuda.log",
+    benchmark:
+        f"{RES}/job_stats/build_native_cuda.tsv"
+    conda:
+        CONDA_GPU_ENV  # nvcc and the CUDA headers (cuda-nvcc), for the GPU it is built for
     threads: 1
     resources:
         timing=TIMING_TOKENS,  # compiling never overlaps a timed run here
         mem_mb=2048,
         runtime=20,
-    log:
-        f"{RES}/logs/build_native_cuda.log",
-    conda:
-        CONDA_GPU_ENV  # nvcc and the CUDA headers (cuda-nvcc), for the GPU it is built for
+    params:
+        py=PY,
+        out=lambda w, output: os.path.dirname(output[0]),
     shell:
         "{params.py:q} -m graphrepro build-native --cuda --out {params.out:q} 2> {log:q}"
 
@@ -63,14 +67,16 @@ rule launch_floor:
     output:
         table=f"{RES}/benchmarks/launch_floor.csv",
         provenance=f"{RES}/benchmarks/launch_floor.provenance.json",
+    log:
+        f"{RES}/logs/benchmarks/launch_floor.log",
+    benchmark:
+        f"{RES}/job_stats/benchmarks/launch_floor.tsv"
+    conda:
+        CONDA_GPU_ENV
     threads: 1
     resources:
         **timed(lambda w: "gpu"),
     params:
         py=PY,
-    log:
-        f"{RES}/logs/benchmarks/launch_floor.log",
-    conda:
-        CONDA_GPU_ENV
     shell:
         "{params.py:q} -m graphrepro launch-floor --native {input:q} --output {output.table:q} 2> {log:q}"

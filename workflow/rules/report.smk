@@ -12,15 +12,15 @@ rule claims:
         [f"{RES}/targets/{t}.claims.csv" for t in ready_targets()],
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
     output:
-        CLAIMS,
-    params:
-        py=PY,
-        results=lambda w: RES,
-        reference=REFERENCE,
+        report(CLAIMS, category="Claims", caption="../report/claims.rst"),
     log:
         f"{RES}/logs/claims.log",
     conda:
         CONDA_ENV
+    params:
+        py=PY,
+        results=lambda w: RES,
+        reference=REFERENCE,
     shell:
         "{params.py:q} -m graphrepro claims --results {params.results:q} "
         "--reference {params.reference:q} --output {output:q} > {log:q} 2>&1"
@@ -34,7 +34,7 @@ localrules:
 rule report:
     input:
         tables=[f"{RES}/targets/{t}.csv" for t in ready_targets()],
-        figures=[f"{RES}/figures/{t}.png" for t in ready_targets()],
+        figures=[f"{RES}/figures/{t}.png" for t in figure_targets()],
         claims=CLAIMS,
         reference_claims=lambda w: [REFERENCE_CLAIMS] if os.path.exists(REFERENCE_CLAIMS) else [],
         standins=f"{RES}/standins/standins.csv",
@@ -43,12 +43,21 @@ rule report:
         # so that an executor sharing no file system brings them along
         sources=sorted({f for t in ready_targets() for f in target_sources(t)}),
         terrains=[f"{RES}/terrain/{t}.zgrid.origin.json" for t in TERRAINS],
-        provenance=sorted({f[: -len(".csv")] + ".provenance.json" for t in ready_targets()
-                           for f in target_runs(t)}),
+        provenance=sorted(
+            {
+                f[: -len(".csv")] + ".provenance.json"
+                for t in ready_targets()
+                for f in target_runs(t)
+            }
+        ),
     output:
-        html=config["report"],
+        html=report(config["report"], category="Report", caption="../report/page.rst"),
         # counts by verdict for the closing lines of the run (Snakefile: onsuccess)
         summary=os.path.splitext(config["report"])[0] + ".summary.json",
+    log:
+        f"{RES}/logs/report.log",
+    conda:
+        CONDA_ENV
     params:
         py=PY,
         results=lambda w: RES,  # where the inputs above lie (the page finds them by their names)
@@ -56,10 +65,6 @@ rule report:
         config=lambda w: CONFIGFILE,  # a function: braces in the path are not wildcards
         reference_claims=REFERENCE_CLAIMS,
         reference_config=REFERENCE_CONFIG,
-    log:
-        f"{RES}/logs/report.log",
-    conda:
-        CONDA_ENV
     shell:
         "{params.py:q} -m graphrepro report --results {params.results:q} "
         "--reference {params.reference:q} --config {params.config:q} --claims {input.claims:q} "

@@ -7,12 +7,14 @@ rule calibrate:
         f"{RES}/runs/{{graph}}/{{solver}}.csv",
     output:
         f"{RES}/calibration/{{graph}}/{{solver}}.json",
-    params:
-        py=PY,
     log:
         f"{RES}/logs/calibration/{{graph}}/{{solver}}.log",
+    benchmark:
+        f"{RES}/job_stats/calibration/{{graph}}/{{solver}}.tsv"
     conda:
         CONDA_ENV
+    params:
+        py=PY,
     shell:
         "{params.py:q} -m graphrepro calibrate {input:q} --output {output:q} 2> {log:q}"
 
@@ -26,26 +28,30 @@ rule run_solver:
     output:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",  # written beside the table
-    params:
-        py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
-        trials=config["measure"]["trials"],
-        warmup=config["measure"]["warmup"],
-        anchors=ANCHOR_ARGS,  # (common.smk)
-        calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
-        counting=lambda w: count_args(w.graph),
-    threads: lambda w: timed_threads(timed_device(w.solver))
+    log:
+        f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
+    benchmark:
+        f"{RES}/job_stats/runs/{{graph}}/{{solver}}.tsv"
     priority: run_priority
-    resources:
-        # no run's time includes another's load: see timed_resources (common.smk)
-        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     group:
         # `--group-components cpu_runs=N gpu_runs=N` (slurm profile): a sweep is a few jobs; runs
         # that wait for another's calibration (LBR after Harish) go in groups of their own
         lambda w: f"{solver_device(w.solver)}_runs" + ("_calibrated" if calibration_file(w) else "")
-    log:
-        f"{RES}/logs/runs/{{graph}}/{{solver}}.log",
     conda:
         lambda w: conda_env(solver_device(w.solver))
+    threads: lambda w: timed_threads(timed_device(w.solver))
+    resources:
+        # no run's time includes another's load: see timed_resources (common.smk)
+        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
+    params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
+        counting=lambda w: count_args(w.graph),
+        py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
+        trials=config["measure"]["trials"],
+        warmup=config["measure"]["warmup"],
+        calibration=lambda w, input: (
+            ["--calibration", *input.calibration] if input.calibration else []
+        ),
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
@@ -55,7 +61,9 @@ rule run_solver:
 # A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
 # (with `--resources gpu=N timing=N`, or on a cluster, one per GPU), merged into the run table
 # before any table reads it. Shards are never grouped: each is meant to have a GPU of its own.
-SHARDED = {g: int(c.get("shards", 1)) for g, c in config["graphs"].items() if c.get("shards", 1) > 1}
+SHARDED = {
+    g: int(c.get("shards", 1)) for g, c in config["graphs"].items() if c.get("shards", 1) > 1
+}
 
 
 rule run_solver_shard:
@@ -67,25 +75,29 @@ rule run_solver_shard:
     output:
         table=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.csv",
         provenance=f"{RES}/shards/{{graph}}/{{solver}}.{{shard}}.provenance.json",
+    log:
+        f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
+    benchmark:
+        f"{RES}/job_stats/shards/{{graph}}/{{solver}}.{{shard}}.tsv"
     wildcard_constraints:
         graph=_one_of(SHARDED),
         shard=r"\d+",
+    priority: run_priority
+    conda:
+        lambda w: conda_env(solver_device(w.solver))
+    threads: lambda w: timed_threads(timed_device(w.solver))
+    resources:
+        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
     params:
+        anchors=ANCHOR_ARGS,  # (common.smk)
+        counting=lambda w: count_args(w.graph),
         py=lambda w: [*pin_words(timed_device(w.solver)), *PY],  # (pin_words: common.smk)
         trials=config["measure"]["trials"],
         warmup=config["measure"]["warmup"],
-        anchors=ANCHOR_ARGS,  # (common.smk)
-        calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+        calibration=lambda w, input: (
+            ["--calibration", *input.calibration] if input.calibration else []
+        ),
         shard=lambda w: f"{w.shard}/{SHARDED[w.graph]}",
-        counting=lambda w: count_args(w.graph),
-    threads: lambda w: timed_threads(timed_device(w.solver))
-    priority: run_priority
-    resources:
-        **timed(lambda w: timed_device(w.solver), lambda w: graph_mem_mb(w.graph), runtime=15),
-    log:
-        f"{RES}/logs/shards/{{graph}}/{{solver}}.{{shard}}.log",
-    conda:
-        lambda w: conda_env(solver_device(w.solver))
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
@@ -98,20 +110,25 @@ localrules:
 
 rule merge_run_shards:
     input:
-        tables=lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.csv" for i in range(SHARDED[w.graph])],
-        provenance=lambda w: [f"{RES}/shards/{w.graph}/{w.solver}.{i}.provenance.json"
-                              for i in range(SHARDED[w.graph])],  # merged into the run's
+        tables=lambda w: [
+            f"{RES}/shards/{w.graph}/{w.solver}.{i}.csv" for i in range(SHARDED[w.graph])
+        ],
+        provenance=lambda w: [
+            f"{RES}/shards/{w.graph}/{w.solver}.{i}.provenance.json"
+            for i in range(SHARDED[w.graph])
+        ],
+        # merged into the run's
     output:
         table=f"{RES}/runs/{{graph}}/{{solver}}.csv",
         provenance=f"{RES}/runs/{{graph}}/{{solver}}.provenance.json",
-    wildcard_constraints:
-        graph=_one_of(SHARDED),
-    params:
-        py=PY,
     log:
         f"{RES}/logs/runs/{{graph}}/{{solver}}.merge.log",
+    wildcard_constraints:
+        graph=_one_of(SHARDED),
     conda:
         CONDA_ENV
+    params:
+        py=PY,
     shell:
         "{params.py:q} -m graphrepro merge-runs {input.tables:q} --output {output.table:q} 2> {log:q}"
 
@@ -129,8 +146,8 @@ INTERLEAVED = interleaved_groups(config)
 
 
 for _n, (_graph, _ids, _shard) in enumerate(
-        (g, ids, i) for g, ids in INTERLEAVED
-        for i in (range(SHARDED[g]) if g in SHARDED else [None])):
+    (g, ids, i) for g, ids in INTERLEAVED for i in (range(SHARDED[g]) if g in SHARDED else [None])
+):
 
     rule:
         name:
@@ -142,27 +159,37 @@ for _n, (_graph, _ids, _shard) in enumerate(
         output:
             tables=interleaved_files(_graph, _ids, _shard, ".csv"),
             provenance=interleaved_files(_graph, _ids, _shard, ".provenance.json"),
+        log:
+            f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log"
+            if _shard is None
+            else f"{RES}/logs/shards/{_graph}/interleaved_{_n}.{_shard}.log",
+        benchmark:
+            f"{RES}/job_stats/runs/{_graph}/interleaved_{_n}.tsv"
+            if _shard is None
+            else f"{RES}/job_stats/shards/{_graph}/interleaved_{_n}.{_shard}.tsv"
+        priority: group_priority(_graph, _ids)
+        conda:
+            conda_env(solver_device(_ids[0]))
+        threads: timed_threads(timed_device(*_ids))
+        resources:
+            **timed(
+                lambda w, d=timed_device(*_ids): d,
+                lambda w, g=_graph: graph_mem_mb(g),
+                runtime=15 * len(_ids),
+            ),
         params:
+            anchors=ANCHOR_ARGS,  # (common.smk)
+            counting=count_args(_graph),
             py=lambda w, ids=_ids: [*pin_words(timed_device(*ids)), *PY],  # as run_solver's
             trials=config["measure"]["trials"],
             warmup=config["measure"]["warmup"],
-            anchors=ANCHOR_ARGS,  # (common.smk)
             first=_ids[0],
             rest=list(_ids[1:]),
             rest_tables=interleaved_files(_graph, _ids, _shard, ".csv")[1:],
-            calibration=lambda w, input: ["--calibration", *input.calibration] if input.calibration else [],
+            calibration=lambda w, input: (
+                ["--calibration", *input.calibration] if input.calibration else []
+            ),
             shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
-            counting=count_args(_graph),
-        threads: timed_threads(timed_device(*_ids))
-        priority: group_priority(_graph, _ids)
-        resources:
-            **timed(lambda w, d=timed_device(*_ids): d, lambda w, g=_graph: graph_mem_mb(g),
-                    runtime=15 * len(_ids)),
-        log:
-            f"{RES}/logs/runs/{_graph}/interleaved_{_n}.log" if _shard is None
-            else f"{RES}/logs/shards/{_graph}/interleaved_{_n}.{_shard}.log",
-        conda:
-            conda_env(solver_device(_ids[0]))
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
             "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "

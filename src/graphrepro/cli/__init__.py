@@ -5,6 +5,7 @@ Each family of commands is a module of this package, every command's parser besi
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -149,7 +150,17 @@ def _main(argv) -> int:
             # a run is handed to this GPU's worker (`__main__` does it sooner)
             if args.command == "run" and client.enabled():
                 return client.submit(sys.argv[1:] if argv is None else list(argv))
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a reader gone shows here, not in the interpreter's flush at exit
+        return status
+    except BrokenPipeError as e:
+        if not _stdout_reader_gone():  # a pipe of our own (a worker's socket): an error
+            print(f"error: {e.strerror or e}", file=sys.stderr)
+            return exit_code(e)
+        # `graphrepro targets | head`: quiet, as a shell command is; what is left unwritten
+        # goes nowhere, so the flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return int(ExitCode.READER_GONE)
     except GraphreproError as e:
         print(f"error: {e}", file=sys.stderr)
         return exit_code(e)
@@ -175,6 +186,18 @@ def _main(argv) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll reports an error)."""
+    import select
+
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), 0)  # errors are reported whatever is asked
+        return any(event & select.POLLERR for _, event in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's StringIO)
+        return False
 
 
 class Terminated(KeyboardInterrupt):

@@ -30,6 +30,8 @@ EXIT_CODES = (
                                                                 MemoryError)),
     (ExitCode.NOT_STARTED, "not started: a time-boxed call's deadline is too near (nothing "
                            "written; the next call runs it)", ()),
+    (ExitCode.READER_GONE, "what read the output stopped early (`graphrepro targets | head`): "
+                           "quiet, as a command killed by SIGPIPE", ()),
     (ExitCode.INTERRUPTED, "interrupted by Ctrl-C (SIGINT); nothing half-written is left", ()),
     (ExitCode.TERMINATED, "stopped by SIGTERM (snakemake, a batch system's time limit)", ()),
 )

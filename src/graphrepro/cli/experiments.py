@@ -81,7 +81,8 @@ def cmd_rerun(args) -> int:
         cmd = snakemake_args.command([*options, "--force"], [*files, args.target],
                                      what=f"rerun {args.target}: a measured file")
     else:
-        cmd = snakemake_args.command([*options, "--forcerun", "compare_target"], [args.target])
+        cmd = snakemake_args.command([*options, "--forcerun", "compare_target", "compare_table"],
+                                     [args.target])
     print("+ " + shlex.join(cmd), file=sys.stderr)
     return run_through_ctrl_c(subprocess.Popen(cmd))
 

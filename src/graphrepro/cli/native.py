@@ -94,8 +94,34 @@ def cmd_build_peers(args) -> int:
     unknown = sorted(set(args.peer or []) - set(PEER_SOURCES))
     if unknown:
         raise InputError(f"no peer {', '.join(unknown)}; the peers are {', '.join(PEER_SOURCES)}")
+    mirrors = None if args.no_mirrors else list(args.mirror or [])
+    if args.fetch_only:  # the workflow's local step: a compute node may have no network
+        from ..datasets.download import DownloadError
+        from ..datasets.peers import fetch, peers_dir
+
+        out = Path(args.out or peers_dir())
+        (out / "downloads").mkdir(parents=True, exist_ok=True)
+        for name in args.peer or PEER_SOURCES:
+            try:
+                tarball, origin = fetch(PEER_SOURCES[name], out, mirrors, offline=args.offline)
+            except DownloadError as e:
+                if e.verification:
+                    raise
+                # the build then records "not built: source not reachable", as it would here
+                print(f"{name}: not fetched ({e})", file=sys.stderr)
+                continue
+            dest = out / "downloads" / tarball.name
+            if tarball != dest:  # a mirror's copy: the folder the build reads must hold it
+                import shutil
+
+                from ..atomic import replacing
+
+                with replacing(dest) as tmp:
+                    shutil.copyfile(tarball, tmp)
+            print(f"{name}: {dest} ({origin})", file=sys.stderr)
+        return 0
     manifest = build_peers(args.peer or None, Path(args.out) if args.out else None,
-                           None if args.no_mirrors else list(args.mirror or []), arch=args.arch,
+                           mirrors, arch=args.arch,
                            offline=args.offline, compile=not args.no_compile, force=args.force)
     for name, why in manifest["not_built"].items():
         print(f"{name}: {why}", file=sys.stderr)
@@ -119,4 +145,7 @@ def add_build_peers(sub) -> None:
     sp.add_argument("--no-compile", action="store_true",
                     help="fetch, verify and patch only (CI: no nvcc there)")
     sp.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    sp.add_argument("--fetch-only", action="store_true",
+                    help="only fetch and verify the source archives into OUT/downloads (where "
+                         "the network is, before the build runs where it may not be)")
     sp.set_defaults(func=cmd_build_peers)
