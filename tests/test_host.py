@@ -280,7 +280,7 @@ def test_a_run_that_cannot_end_before_the_deadline_is_not_started(tmp_path, monk
 def _timeboxed(workdir, *args, targets):
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "GRAPHREPRO_GPUS": "0,1",
            "NUMBA_ENABLE_CUDASIM": "0"}
-    # --configfile last, as reports/run3/device-call.sh has it (a path after it is a config)
+    # --configfile last, as run 3's call script had it (a path after it is a config)
     return subprocess.run(
         [sys.executable, str(REPO / "workflow" / "scripts" / "timeboxed.py"), *args, "--",
          *targets, "-s", str(REPO / "Snakefile"), "--workflow-profile",
@@ -292,13 +292,18 @@ def _timeboxed(workdir, *args, targets):
 @pytest.mark.slow
 def test_timeboxed_calls_stop_at_the_deadline_and_the_next_one_goes_on(tmp_path):
     (tmp_path / "tiny.yaml").write_text(
-        f"results: res\nreport: rep/index.html\nreference: {tmp_path / 'noref'}\n"
+        f"results: res\nreport: rep/index.html\nreference: {tmp_path / 'slowref'}\n"
         "measure: {sources: 2, trials: 1, warmup: 0}\n")
     targets = ["res/runs/road_40x40/dijkstra.csv", "res/runs/road_40x40/bfs.csv"]
-    # a deadline 20 s away: the graph and its sources are made, each run (30 s expected where
-    # nothing is known) is not started
+    # a reference whose records say each run took 10 minutes, and a deadline 2 minutes away:
+    # the graph and its sources are made (with time to spare on a loaded machine: a 20 s
+    # deadline failed there), and neither run is started
     # (every graph cache left out of the archive: the next call rebuilds it)
-    first = _timeboxed(tmp_path, "--minutes", "0.33", "--grace-s", "30", "--archive",
+    for run in ("dijkstra", "bfs"):
+        record = tmp_path / "slowref" / "runs" / "road_40x40" / f"{run}.provenance.json"
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps({"job": {"wall_s": 600.0, "sources": 2}}))
+    first = _timeboxed(tmp_path, "--minutes", "2", "--grace-s", "30", "--archive",
                        "out/a.tar.gz", "--max-graph-mb", "0", targets=targets)
     text = first.stdout + first.stderr
     assert first.returncode == 0, text[-4000:]
@@ -310,8 +315,10 @@ def test_timeboxed_calls_stop_at_the_deadline_and_the_next_one_goes_on(tmp_path)
     fresh = tmp_path / "next"
     fresh.mkdir()
     (fresh / "tiny.yaml").write_text((tmp_path / "tiny.yaml").read_text())
+    # (estimates from nowhere: each run 30 s, well inside this call's 5 minutes)
     second = _timeboxed(fresh, "--minutes", "5", "--resume", str(tmp_path / "out/a.tar.gz"),
-                        "--archive", "out/b.tar.gz", targets=targets)
+                        "--archive", "out/b.tar.gz", "--estimate-from", str(fresh / "none"),
+                        targets=targets)
     text = second.stdout + second.stderr
     assert second.returncode == 0, text[-4000:]
     assert "rebuilding 2 file(s)" in text
