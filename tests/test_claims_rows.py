@@ -128,6 +128,11 @@ def test_the_terrain_tables_and_the_key_limit_are_read_off_the_origin_record_and
     # a real terrain's size would be a count to judge; no origin record: not testable
     real = dict(NEUSE, kind="real")
     assert table3_1(boruvka_blocks([5], origin=real))["t11.points40"][0] == "reproduced"
+    # a downloaded terrain's record (the default config's Jacksboro DEM) has its size only
+    # under "converted": read from there, not a KeyError that stopped the main job
+    downloaded = {"kind": "real", "converted": {**real["converted"], "rows": 344, "cols": 403}}
+    verdict, reason = table3_1(boruvka_blocks([5], origin=downloaded))["t11.points40"]
+    assert verdict != "not testable here" and "403 x 344" in reason, reason
     assert table3_1(boruvka_blocks([5], origin=None))["t12.size40"][0] == "not testable here"
 
 

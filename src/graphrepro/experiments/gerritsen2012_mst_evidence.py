@@ -150,17 +150,23 @@ def _grid_and_key(benchmarks) -> dict:
                              gone)
     grid, origin = found
     reads, data = _reads("gpu_baseline"), _data(benchmarks, "gpu_baseline")
-    points = int(origin["rows"]) * int(origin["cols"])
+    # the grid as converted (every record has it); a generated stand-in's record also has its
+    # size at the top, a downloaded terrain's only under "converted"
+    conv = origin.get("converted") or {}
+    rows, cols = (int(conv.get(k, origin.get(k, 0)) or 0) for k in ("rows", "cols"))
+    if not rows or not cols:
+        return dict.fromkeys(("t11.points40", "t12.size40", "s31.key_limit", "s32.iterations"),
+                             Untestable(reason=f"the origin record of {grid} gives no size"))
+    points = rows * cols
     out = {}
     if data_kind(origin) == "stand-in":
         out["t11.points40"] = Untestable(
             ours=float(points), reason=f"data: {origin.get('reason') or 'no copy of the data'}; "
-            f"the stand-in {grid} was generated at Table 1.1's {int(origin['cols']):,} x "
-            f"{int(origin['rows']):,}, so its size cannot test the table")
+            f"the stand-in {grid} was generated at Table 1.1's {cols:,} x "
+            f"{rows:,}, so its size cannot test the table")
     else:
         out["t11.points40"] = Exact(values=[points], reads=reads, data=data,
-                                    detail=f"{int(origin['cols']):,} x {int(origin['rows']):,}")
-    conv = origin.get("converted") or {}
+                                    detail=f"{cols:,} x {rows:,}")
     if conv.get("bytes"):
         per = conv["bytes"] / conv["side"] ** 2
         out["t12.size40"] = Exact(values=[conv["bytes"] / 1e9], reads=reads, data=data,
