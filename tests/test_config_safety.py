@@ -113,7 +113,19 @@ def test_shell_characters_are_refused_everywhere(place, data):
 def test_output_paths_stay_below_the_working_directory(key, path):
     cfg = copy.deepcopy(BASE)
     cfg[key] = path
+    parts = [p for p in path.split("/") if p]
+    if key == "results" and path.startswith("/") and len(parts) >= 2 and ".." not in parts:
+        # a cluster's scratch folder (/scratch/me/results: issue 56, scale-out): an absolute
+        # results folder two or more levels deep is allowed; / or /tmp alone never
+        return
     assert f"{key}: " in _refusal(cfg)
+
+
+@pytest.mark.parametrize("path", ["/", "/scratch", "/scratch/../etc", "/scratch/./x"])
+def test_an_absolute_results_folder_is_refused_unless_two_plain_levels_deep(path):
+    cfg = copy.deepcopy(BASE)
+    cfg["results"] = path
+    assert "results: " in _refusal(cfg)
 
 
 @pytest.mark.parametrize("edit, says", [

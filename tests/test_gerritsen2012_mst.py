@@ -105,7 +105,7 @@ def test_solvers_mst_listing_same_format(capsys):
     names = [r["name"] for r in rows]
     assert "kruskal" in names and "gerritsen_io" in names
     for r in rows:
-        assert set(r) == {"name", "device", "document", "defaults", "description"}
+        assert set(r) == {"name", "device", "document", "defaults", "from", "description"}
 
 
 def test_mst_refuses_what_a_solver_cannot_represent(tmp_path, capsys):
