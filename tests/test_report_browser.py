@@ -34,8 +34,9 @@ pytestmark = pytest.mark.skipif(
 
 # The page's height, stated: about 25 screens of 900 px at 1,400 px (issue 35; it was 86,593
 # px), and at 390 px what a phone scrolls through in a few minutes (it was 247,760 px; since
-# issue 53 the claims are cards of about 170 px each, not a table scrolled sideways: 30,860 px).
-MAX_HEIGHT = {1400: 25 * 900, 390: 45 * 750}
+# issue 53 the claims are cards of about 170 px each, not a table scrolled sideways: 30,860 px
+# for 127 claims; 34,567 for 137 after issue 51's new rows, so the phone's bound grows with them).
+MAX_HEIGHT = {1400: 25 * 900, 390: 50 * 750}
 
 
 def check_narrow(html: Path, ledger: pd.DataFrame, scratch: Path) -> dict:
