@@ -62,7 +62,9 @@ def test_a_peer_that_cannot_be_fetched_is_left_for_the_build_to_record(tmp_path)
 @pytest.mark.slow
 def test_a_dry_run_with_absolute_results_fetches_locally_and_builds_from_declared_files(tmp_path):
     results = tmp_path / "scratch" / "results"
-    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "none",
+    # --forceall: the checkout may hold the peers a main job fetched already (CI runs it first)
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall",
+                          "--workflow-profile", "none",
                           "--cores", "1", "--config", f"results={results}", "--", "build_peers",
                           "downloads"], capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, "HOME": str(tmp_path)})

@@ -51,7 +51,9 @@ def test_a_table_only_target_makes_no_figure(tmp_path):
     drawn = next(t.name for t in all_targets() if t.ready and t.figure is not None
                  and t.name.startswith("safari2017"))
     assert "safari2017_table1" in table_only
-    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "none",
+    # --forceall: the checkout may hold a main job's tables already (CI runs it first)
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall",
+                          "--workflow-profile", "none",
                           "--cores", "1", "--", "safari2017_table1", drawn], cwd=REPO,
                          capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)})
     text = out.stdout + out.stderr

@@ -32,7 +32,10 @@ class LogHandler(LogHandlerBase):
             return
         try:
             text = self.progress.text(record, self.format)
-            if text is None:
+            if text is None or (self.common_settings.dryrun
+                                and getattr(record, "event", None) == "job_info"):
+                # a dry run's job blocks (rule, wildcards, resources, shell) are what it is for:
+                # snakemake's own formatting, as without the plugin
                 text = self.format(record)
             if text:
                 self.stream.write(text + "\n")
