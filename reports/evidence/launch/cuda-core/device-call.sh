@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 56 (item 2's launch figure, item 10's suite on a GPU), one nvidia-h200 call, from the
-# repository root with .whl (../shared/device/wheels.sh) and .whlcc (the cuda-core wheel, used
-# only where the image has none) carried:
+# repository root with .whlgpu (../shared/device/wheels.sh's wheels less pulp) and .whlcc (the
+# cuda-core wheel, used only where the image has none) carried; the tree and the wheels pass the
+# tool's 64 MiB only with reports/reference moved aside and carried packed as
+# .refpack/reference.tar.gz (the suite reads it):
 #   bash reports/evidence/launch/cuda-core/device-call.sh [TEST_SECONDS]
 # 1. benchmarks/launch_cuda_core.py: cuda.core's launch and graph API against graphrepro.launch;
 # 2. the non-slow suite with `pytest --gpu`, in 14 processes (one per file group, each its own
@@ -9,7 +11,8 @@
 set -u
 export PYTHONUNBUFFERED=1
 t0=$(date +%s)
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl \
+[ -d reports/reference ] || tar xzf .refpack/reference.tar.gz
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whlgpu/*.whl \
   && export PYTHONPATH=/tmp/site:$PWD/src PATH=/tmp/site/bin:$PATH || exit 1
 python3 -c "import cuda.core" 2>/dev/null && echo "cuda.core: the image's" > "$OUT/core.txt" || {
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whlcc/*.whl
