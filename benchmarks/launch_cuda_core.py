@@ -78,7 +78,7 @@ def core_kernel(cc, kernel, signature):
     entries = re.findall(r"\.entry\s+([\w$]+)", ptx)
     if len(entries) != 1:
         raise RuntimeError(f"expected one kernel entry in the PTX, found {entries}")
-    return cc.ObjectCode.from_ptx(ptx).get_kernel(entries[0])
+    return cc.ObjectCode.from_ptx(ptx.encode()).get_kernel(entries[0])  # a str is a file path
 
 
 def main(argv=None) -> int:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from machine import boost_missing
 from strategies import graphs_and_sources
 
 from graphrepro import mst
@@ -125,6 +126,8 @@ def test_mst_command_contract(tmp_path):
     edges = mst.from_graph(graph)
     want = mst.reference_weight(edges)
     for name in ("prim", "bgl_kruskal"):
+        if name.startswith("bgl") and boost_missing():
+            continue  # the BGL half needs Boost headers (prim's half still runs)
         out = tmp_path / f"{name}.txt"
         done = subprocess.run([sys.executable, "-m", "graphrepro", "mst", str(path), "--solver", name,
                                "--output", str(out)], capture_output=True, text=True)

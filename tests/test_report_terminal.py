@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from machine import real_cuda_device
 
 from graphrepro.placement import candidate_devices
 from graphrepro.plan import needs_line
@@ -262,7 +263,9 @@ def test_a_dry_run_of_a_gpu_config_says_what_it_needs_in_one_line():
                           "config/h100.yaml"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     [needs] = [x for x in (out.stdout + out.stderr).splitlines() if x.startswith("graphrepro: this")]
-    assert "CUDA GPU for" in needs and "paper-size stand-ins" in needs and "timed jobs" in needs
+    # where a GPU is, the line says what this run uses of it rather than what it lacks
+    assert ("GPU(s) for" if real_cuda_device() else "CUDA GPU for") in needs
+    assert "paper-size stand-ins" in needs and "timed jobs" in needs
     if not candidate_devices():  # the plan of this machine: no GPU, no GPU minutes in its wall
         assert "GPU(s)" not in needs and needs.endswith("with 2 cores and no GPU")
 

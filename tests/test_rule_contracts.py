@@ -30,7 +30,8 @@ def _planned_jobs():
          "--forceall", "-p", "--workflow-profile", "none", "--cores", "2", "--resources", f"timing={TOKENS}",
          "gpu=2", "--", "all", "launch_floor"],
         capture_output=True, text=True, timeout=300, cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))})
     assert result.returncode == 0, result.stderr[-4000:]
     out = result.stdout + result.stderr
     for block in re.split(r"\n\s*\[\w{3} \w{3} [^\]]*\d{4}\][^\n]*\n", out):  # at each job's date

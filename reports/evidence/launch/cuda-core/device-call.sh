@@ -11,17 +11,20 @@
 set -u
 export PYTHONUNBUFFERED=1
 t0=$(date +%s)
-[ -d reports/reference ] || tar xzf .refpack/reference.tar.gz
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whlgpu/*.whl \
-  && export PYTHONPATH=/tmp/site:$PWD/src PATH=/tmp/site/bin:$PATH || exit 1
+[ -f reports/reference/claims.csv ] || tar xzf .refpack/reference.tar.gz
+# into the image's own environment (not a --target folder): the suite's subprocesses run
+# `python -m snakemake` with their own PYTHONPATH, and provenance reads graphrepro's metadata
+python3 -m pip install -q --no-index --no-deps --no-compile .whlgpu/*.whl || exit 1
+python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . > "$OUT/install.txt" 2>&1 \
+  || export PYTHONPATH=$PWD/src
 python3 -c "import cuda.core" 2>/dev/null && echo "cuda.core: the image's" > "$OUT/core.txt" || {
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whlcc/*.whl
+  python3 -m pip install -q --no-index --no-deps --no-compile .whlcc/*.whl
   echo "cuda.core: carried wheel $(ls .whlcc)" > "$OUT/core.txt"; }
 python3 -m pip list 2>/dev/null | grep -i -E "^(numba|numba-cuda|cuda|cupy|numpy)" >> "$OUT/core.txt"
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
 echo "=== cuda.core against graphrepro.launch ($(( $(date +%s) - t0 )) s)"
 timeout 150 python3 benchmarks/launch_cuda_core.py --trials 9 --csv "$OUT/cuda_core.csv" \
-  --json "$OUT/cuda_core.json" 2>&1 | grep -v -i "warn" | tee "$OUT/cuda_core.log"
+  --json "$OUT/cuda_core.json" 2>&1 | grep -v -i "warn"
 echo "=== pytest --gpu ($(( $(date +%s) - t0 )) s)"
 mkdir -p /tmp/pt; files=$(ls -S tests/test_*.py)
 i=0; for f in $files; do echo "$f" >> /tmp/pt/group-$(( i % 14 )); i=$(( i + 1 )); done
