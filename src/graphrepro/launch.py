@@ -110,9 +110,16 @@ class Launch:
             self._values.extend(_as_ctype(v) for v in packed)
         self._params = (ctypes.c_void_p * max(1, len(self._values)))(
             *[ctypes.addressof(v) for v in self._values])
-        self._launch = _driver().cuLaunchCooperativeKernel if self._cooperative \
-            else _driver().cuLaunchKernel
+        driver = _driver()
+        self._launch = driver.cuLaunchCooperativeKernel if self._cooperative \
+            else driver.cuLaunchKernel
         self._handle = _stream_handle(self.stream)
+        # every argument of the driver call is fixed once prepared (set() rewrites a scalar in the
+        # packed buffer, whose address stays): built once, so a launch converts nothing
+        g, b = self.griddim, self.blockdim
+        self._call = (self._function, g[0], g[1], g[2], b[0], b[1], b[2], self.sharedmem,
+                      driver.CUstream(self._handle), ctypes.addressof(self._params)) \
+            + (() if self._cooperative else (0,))
 
     def set(self, position: int, value) -> None:
         """Rewrite scalar argument ``position`` for the launches that follow."""
@@ -133,11 +140,9 @@ class Launch:
             stream = self.stream if self.stream is not None else 0
             self.kernel[self.griddim, self.blockdim, stream, self.sharedmem](*self.args)
             return
-        g, b = self.griddim, self.blockdim
-        args = (self._function, g[0], g[1], g[2], b[0], b[1], b[2], self.sharedmem, self._handle,
-                ctypes.addressof(self._params))
-        err = self._launch(*args) if self._cooperative else self._launch(*args, 0)
-        _check(err, f"launching {getattr(self.kernel, '__name__', 'a kernel')}")
+        err = self._launch(*self._call)[0]
+        if int(err) != 0:
+            _check((err,), f"launching {getattr(self.kernel, '__name__', 'a kernel')}")
 
 
 class Round:
