@@ -8,6 +8,8 @@ the very same kernels (the launch floor's: an empty kernel, and the Harish round
 over NY's vertex count), compiled once by numba, in interleaved trials:
 
 - ``empty_launch``: one launch, back to back (us per launch);
+- ``args_launch``: the same with the Harish update's four arrays (28 kernel parameters) on one
+  block, so that what each path does per argument shows;
 - ``launch_readback``: one launch, a 4-byte read-back into pinned memory, a wait;
 - ``harish_round``: kernel 1, kernel 2, the flag read back, a wait (one Harish iteration).
 
@@ -175,6 +177,7 @@ def main(argv=None) -> int:
         return run
 
     ours_empty = launch.Launch(k["empty"], 1, 32, s)
+    ours_update = launch.Launch(k["kernel2"], 1, 32, s, d, up, fa, f)
     ours_readback = launch.Round(s, [ours_empty], read=f, host=host)
     ours_round = launch.Round(s, [launch.Launch(k["kernel1"], blocks, threads, s, fa, f),
                                   launch.Launch(k["kernel2"], blocks, threads, s, d, up, fa, f)],
@@ -183,6 +186,10 @@ def main(argv=None) -> int:
         "empty_launch": {
             "graphrepro.launch": (ours_empty, s.synchronize, 10000),
             "cuda.core launch": (lambda: cc.launch(cs, one, kempty), cs.sync, 10000),
+        },
+        "args_launch": {
+            "graphrepro.launch": (ours_update, s.synchronize, 10000),
+            "cuda.core launch": (lambda: cc.launch(cs, one, k2, *a2), cs.sync, 10000),
         },
         "launch_readback": {
             "graphrepro.launch (graph replay)": (ours_readback, s.synchronize, 2000),
