@@ -556,12 +556,16 @@ def test_the_gpu_host_profile_keeps_cpu_timings_on_their_cores_and_gpu_runs_in_w
         if res["gpu"] == "1":
             seen.add("gpu")
             assert res["cpu_timed"] == "0" and shell.startswith("env GRAPHREPRO_WORKER=1 ")
-        else:
-            seen.add("cpu")
+        elif shell.startswith("env GRAPHREPRO_PIN=slot NUMBA_NUM_THREADS=1 "):
+            # 16 cores less 2 for each of 4 GPU workers and 1 for the workflow: 7 slots
+            seen.add("cpu1")
             assert res["cpu_timed"] == "1", block
-            assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=\d+ GRAPHREPRO_GPUS= "
+        else:  # a parallel baseline: every slot's core at once
+            seen.add("cpu")
+            assert res["cpu_timed"] == "7", block
+            assert re.match(r"env GRAPHREPRO_PIN=timed NUMBA_NUM_THREADS=7 GRAPHREPRO_GPUS= "
                             r"CUDA_VISIBLE_DEVICES= ", shell), shell
-    assert seen == {"gpu", "cpu", "estimated"}
+    assert seen == {"gpu", "cpu1", "cpu", "estimated"}
 
 
 def test_a_plan_without_a_gpu_counts_its_gpu_jobs_as_not_run(tmp_path):
