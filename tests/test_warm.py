@@ -1,78 +1,76 @@
-"""Warm-up once per worker and kernel (harness/warm.py, issue 57 item 3): a worker asked to
-(GRAPHREPRO_WARMUP=once) warms each solver setting on a graph in its first job only."""
+"""Fixed costs once per worker (issue 57, item 5): a job's GPU kernels compile on a thread of
+their own while its graph loads, an error there fails the job by name, and every worker of a GPU
+host's run shares one numba cache."""
 
-from graphrepro import verify
-from graphrepro.graph.generate import road_grid
-from graphrepro.harness import RunSpec, measure
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphrepro import placement
 from graphrepro.harness import warm
 
 
-def _job(graph, solver="dijkstra"):
-    sources = [0, 5]
-    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
-    phases: dict = {}
-    logged = []
-    measure(graph, RunSpec(solver, sources, digests, trials=1, warmup=1), log=logged.append,
-            phases=phases)
-    return phases, logged
-
-
-def test_a_worker_warms_each_setting_once_and_says_so(monkeypatch):
-    monkeypatch.setattr(warm, "_WARMED", set())
-    graph = road_grid(6, 6, seed=1, name="warm_grid")
-    monkeypatch.setenv("GRAPHREPRO_IN_WORKER", "1")
+@pytest.fixture
+def fresh(monkeypatch):
+    monkeypatch.setattr(warm, "_COMPILED", set())
     monkeypatch.setenv("GRAPHREPRO_WARMUP", "once")
-    first, _ = _job(graph)
-    second, logged = _job(graph)
-    assert "warmup_reused" not in first and first["warmup_s"] > 0
-    assert second["warmup_reused"] == 1 and second["warmup_s"] == 0
-    assert any("warm-up reused" in line for line in logged)
-    other, _ = _job(graph, "bellman_ford")  # another kernel: its own warm-up
-    assert "warmup_reused" not in other
 
 
-def test_outside_a_worker_or_unasked_every_job_warms_up(monkeypatch):
-    monkeypatch.setattr(warm, "_WARMED", set())
-    graph = road_grid(6, 6, seed=1, name="warm_grid")
-    monkeypatch.setenv("GRAPHREPRO_WARMUP", "once")
-    monkeypatch.delenv("GRAPHREPRO_IN_WORKER", raising=False)
-    _job(graph)
-    assert "warmup_reused" not in _job(graph)[0]
-    monkeypatch.setenv("GRAPHREPRO_IN_WORKER", "1")
-    monkeypatch.delenv("GRAPHREPRO_WARMUP")
-    assert "warmup_reused" not in _job(graph)[0]
+def test_the_compile_thread_runs_joins_and_compiles_each_setting_once_a_process(fresh):
+    # lbr: the GPU solver quickest under the simulator; dijkstra, a CPU one, compiles nothing
+    job = warm.precompile([("lbr", {}), ("dijkstra", {})])
+    assert job is not None and [r for r, *_ in job.todo] == ["lbr"]
+    assert job.join() >= 0.0 and not job.thread.is_alive()
+    assert job.compiled == ["lbr"] and job.seconds > 0
+    again = warm.precompile([("lbr", {})])
+    assert again.todo == [] and again.join() == pytest.approx(0.0, abs=0.01)
+    assert [r for r, *_ in warm.Precompile([("lbr@k=2", {})]).todo] == ["lbr@k=2"]  # its own
 
 
-def test_the_counting_pass_runs_only_for_the_sources_asked(monkeypatch):
-    from graphrepro import gpu
-    from graphrepro.solvers import base
-    from graphrepro.solvers.base import SolveResult
+def test_an_error_in_the_compile_thread_fails_the_job_naming_the_run(fresh, monkeypatch):
+    monkeypatch.setattr(warm, "STANDIN_SIDE", 0)  # the stand-in cannot be made
+    job = warm.precompile([("harish", {})])
+    with pytest.raises(RuntimeError, match=r"compiling harish's kernels .* rows and cols must be "
+                                           "positive"):
+        job.join()
+    assert warm._COMPILED == set()
 
-    class Counted:
-        """A GPU solver stand-in (the simulator is too slow here): its counters come only from
-        a counting pass."""
-        upload_ms, device_bytes = 0.0, 0
-        passes: list = []
 
-        def __init__(self, graph):
-            self.graph = graph
+def test_off_unless_asked(monkeypatch):
+    monkeypatch.setenv("GRAPHREPRO_WARMUP", "each")
+    assert warm.precompile([("harish", {})]) is None
 
-        def solve(self, source, *, count=False):
-            Counted.passes.append((source, count))
-            return SolveResult(verify.reference_distances(self.graph, source), 1.0,
-                               counters={"arcs_relaxed": 7} if count else {})
 
-    monkeypatch.setattr(gpu, "cuda_available", lambda: True)
-    monkeypatch.setattr(gpu, "device_name", lambda: "stand-in")
-    base.load_all()
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # this test's solver: its own
-    base.register("counted_stand_in", device="gpu", document="reference",
-                  description="a GPU stand-in for the counting-pass test")(Counted)
-    graph = road_grid(6, 6, seed=1, name="count_grid")
-    sources = [0, 5, 9]
-    digests = [verify.digest(verify.reference_distances(graph, s)) for s in sources]
-    table = measure(graph, RunSpec("counted_stand_in", sources, digests, trials=1, warmup=0,
-                                   count_sources=1), log=lambda m: None)
-    assert (table["status"] == "ok").all()
-    assert table["arcs_relaxed"].notna().tolist() == [True, False, False]
-    assert [s for s, count in Counted.passes if count] == [0]  # one counting pass in all
+def test_a_run_records_what_it_compiled_while_its_graph_loaded(fresh, tmp_path):
+    from graphrepro.cli import main
+    from test_hostile_input import _graph_and_sources
+
+    gr, src = _graph_and_sources(tmp_path, 1, "g")
+    out = tmp_path / "lbr.csv"
+    assert main(["run", str(gr), "--solver", "lbr", "--sources", str(src), "--trials", "1",
+                 "--warmup", "0", "--anchor-repeats", "0", "--shard", "0/3", "--count-sources", "0",
+                 "--output", str(out)]) == 0
+    job = json.loads(out.with_suffix(".provenance.json").read_text())["job"]
+    assert job["precompiled"] == ["lbr"] and job["precompile_s"] > 0
+    assert job["precompile_wait_s"] >= 0
+
+
+def test_every_worker_of_a_gpu_hosts_run_shares_one_numba_cache(monkeypatch, tmp_path):
+    from graphrepro import client
+
+    env = {"GRAPHREPRO_GPUS": "0,1"}
+    timed, rest, slots, why = placement.host_split(range(8), 2)
+    placement.export_host_split(env, 2, timed, rest, slots, why)
+    assert env["NUMBA_CACHE_DIR"] == str(placement.numba_cache_dir())
+    assert env["GRAPHREPRO_WARMUP"] == "once"
+    for key in ("NUMBA_CACHE_DIR", "GRAPHREPRO_WARMUP"):
+        monkeypatch.setenv(key, env[key])
+    started = []
+    monkeypatch.setattr(client.subprocess, "Popen", lambda argv, env, **kw: started.append(env))
+    for device in ("0", "1"):
+        client.start_worker(device, tmp_path / f"worker-{device}.sock")
+    assert [e["NUMBA_CACHE_DIR"] for e in started] == [env["NUMBA_CACHE_DIR"]] * 2
+    assert all(e["GRAPHREPRO_IN_WORKER"] == "1" and e["GRAPHREPRO_WARMUP"] == "once"
+               for e in started)

@@ -216,13 +216,15 @@ def export_host_split(env, gpus: int, timed, untimed, cpu_slots: int = 1,
     """What every job of a GPU host's run inherits (the workflow's own environment): the two
     shares of the cores, the cores of the one-core CPU timings that may run side by side
     (``cpu_slots`` of them, and why that many), one numba cache for every worker and job (each
-    kernel compiled once on the host, not once a worker), and the first ``gpus`` devices to bind
-    (unless GRAPHREPRO_GPUS says)."""
+    kernel compiled once on the host, not once a worker), each GPU worker's warm-up and kernel
+    compilation once (harness/warm.py; GRAPHREPRO_WARMUP=each to warm every job), and the first
+    ``gpus`` devices to bind (unless GRAPHREPRO_GPUS says)."""
     env["GRAPHREPRO_TIMED_CPUS"] = cpu_list_text(timed)
     env["GRAPHREPRO_UNTIMED_CPUS"] = cpu_list_text(untimed)
     env["GRAPHREPRO_SLOT_CPUS"] = cpu_list_text(slot_cores(timed, cpu_slots))
     env["GRAPHREPRO_CPU_SLOTS_BASIS"] = slots_basis or "host_cpu_slots"
     env.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
+    env.setdefault("GRAPHREPRO_WARMUP", "once")
     if gpus and not env.get("GRAPHREPRO_GPUS"):
         env["GRAPHREPRO_GPUS"] = ",".join(candidate_devices(env)[:gpus])
 

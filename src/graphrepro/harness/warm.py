@@ -71,6 +71,7 @@ class Precompile:
         from ..graph.generate import road_grid
 
         t = time.perf_counter()
+        self.failed = self.todo[0][0]
         try:
             graph = road_grid(STANDIN_SIDE, STANDIN_SIDE, keep=1.0, seed=0, name="precompile")
             for run_id, spec, params, key in self.todo:
