@@ -16,6 +16,8 @@ from graphrepro.harness import warm
 def fresh(monkeypatch):
     monkeypatch.setattr(warm, "_COMPILED", set())
     monkeypatch.setenv("GRAPHREPRO_WARMUP", "once")
+    # the simulator compiles nothing, so a run there skips the thread; here it is the subject
+    monkeypatch.setattr(warm, "compiles_here", lambda: True)
 
 
 def test_the_compile_thread_runs_joins_and_compiles_each_setting_once_a_process(fresh):
@@ -38,9 +40,27 @@ def test_an_error_in_the_compile_thread_fails_the_job_naming_the_run(fresh, monk
     assert warm._COMPILED == set()
 
 
-def test_off_unless_asked(monkeypatch):
+def test_off_unless_asked_and_off_under_the_simulator(monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_WARMUP", "each")
     assert warm.precompile([("harish", {})]) is None
+    monkeypatch.setenv("GRAPHREPRO_WARMUP", "once")
+    from graphrepro import gpu
+
+    monkeypatch.setattr(gpu, "cuda_available", lambda: True)
+    monkeypatch.setattr(gpu, "simulated", lambda: True)
+    assert warm.precompile([("harish", {})]) is None
+
+
+def test_a_workers_first_job_compiles_every_gpu_run_of_the_config(fresh, monkeypatch):
+    monkeypatch.setenv("GRAPHREPRO_PRECOMPILE", json.dumps(["harish", "lbr@k=2"]))
+    assert warm.worker_runs() == []  # a job of its own: its own runs only
+    monkeypatch.setenv("GRAPHREPRO_IN_WORKER", "1")
+    job = warm.Precompile([("lbr@k=2", {}), *warm.worker_runs()])
+    assert [r for r, *_ in job.todo] == ["lbr@k=2", "harish"]  # each setting once
+    assert [r for r, *_ in warm.Precompile([("lbr@k=4", {}), ("lbr", {})]).todo] == ["lbr@k=4"]
+    monkeypatch.setenv("GRAPHREPRO_PRECOMPILE", "harish")
+    with pytest.raises(ValueError, match="GRAPHREPRO_PRECOMPILE: not a JSON list"):
+        warm.worker_runs()
 
 
 def test_a_run_records_what_it_compiled_while_its_graph_loaded(fresh, tmp_path):

@@ -7,7 +7,8 @@ profile sets it; ``GRAPHREPRO_WARMUP=each`` turns it off):
   graph, not again in every job after it: a graph sharded into many jobs paid its warm-up once a
   shard (``reuse_warmup``; a job that skips it says so in its record, ``warmup_reused``);
 - each solver setting's kernels are compiled by a thread of their own while the job's graph
-  loads (``Precompile``): it prepares the solver on a small stand-in graph with the index and
+  loads (``Precompile``), and a worker's first job compiles every GPU run of the workflow's
+  config too (``worker_runs``): it prepares the solver on a small stand-in graph with the index and
   weight types of every graph under 2**31 arcs and weights, and solves once, so numba compiles
   (or loads from the shared cache, placement.numba_cache_dir) the signatures the real solve
   calls; a kernel only a larger graph reaches still compiles in the warm-up. Once a process.
@@ -48,12 +49,13 @@ class Precompile:
     def __init__(self, runs):
         from ..solvers import resolve
 
-        self.todo = []
+        self.todo, keys = [], set(_COMPILED)
         for run_id, params in runs:
             spec, full = resolve(run_id, **params)
-            key = (run_id, repr(sorted(full.items())))
+            key = (spec.name, repr(sorted(full.items())))  # a setting, however its id says it
             # numba kernels only: a peer's binary compiles nothing here
-            if spec.device == "gpu" and spec.document != "peer" and key not in _COMPILED:
+            if spec.device == "gpu" and spec.document != "peer" and key not in keys:
+                keys.add(key)
                 self.todo.append((run_id, spec, full, key))
         self.error: BaseException | None = None
         self.failed = ""
@@ -98,13 +100,33 @@ class Precompile:
         return time.perf_counter() - t
 
 
-def precompile(runs) -> Precompile | None:
-    """A started Precompile of ``runs`` ((run id, parameters) pairs) under
-    ``GRAPHREPRO_WARMUP=once`` where a GPU is there to compile for, else None."""
-    if not warm_once():
-        return None
+def compiles_here() -> bool:
+    """A CUDA device to compile for (under the simulator a kernel compiles nothing: its first
+    solve there would only cost a job seconds)."""
     from .. import gpu
 
-    if not gpu.cuda_available():
+    return gpu.cuda_available() and not gpu.simulated()
+
+
+def worker_runs() -> list[tuple[str, dict]]:
+    """Inside a GPU worker, every GPU run id of the workflow's config (GRAPHREPRO_PRECOMPILE, a
+    JSON list the workflow sets before it starts the workers): compiled in the worker's first
+    job, while its first graph loads, with the id's own parameters."""
+    import json
+
+    if os.environ.get("GRAPHREPRO_IN_WORKER") != "1":
+        return []
+    try:
+        ids = json.loads(os.environ.get("GRAPHREPRO_PRECOMPILE") or "[]")
+    except ValueError:
+        raise ValueError("GRAPHREPRO_PRECOMPILE: not a JSON list of run ids") from None
+    return [(str(r), {}) for r in ids]
+
+
+def precompile(runs) -> Precompile | None:
+    """A started Precompile of ``runs`` ((run id, parameters) pairs) and, in a GPU worker, of
+    the workflow's other GPU runs (worker_runs), under ``GRAPHREPRO_WARMUP=once`` where a GPU
+    is there to compile for; else None."""
+    if not warm_once() or not compiles_here():
         return None
-    return Precompile(runs).start()
+    return Precompile([*runs, *worker_runs()]).start()
