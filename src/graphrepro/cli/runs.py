@@ -398,7 +398,8 @@ def add_plan(sub) -> None:
     sp.add_argument("--gpus", type=int, default=1)
     sp.add_argument("--cores", type=int, default=16)
     sp.add_argument("--timed-cores", type=int, default=None,
-                    help="cores kept for CPU timings (default: a quarter, at most 16)")
+                    help="cores kept for CPU timings (default: with --cpu-slots auto, every "
+                         "core the GPU workers and the workflow leave; else a quarter, at most 16)")
     sp.add_argument("--cpu-slots", type=_slots, default=None,
                     help="one-core CPU timings side by side (the config's host_cpu_slots); "
                          "default auto: as the gpu-host profile, a slot a core of every core "
