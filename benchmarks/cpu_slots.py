@@ -1,6 +1,6 @@
 """Benchmark (not a test): do one-core CPU timings side by side disturb each other? (issue 31)
 
-    python benchmarks/cpu_slots.py GRAPH.npz SOURCES.json --slots 4 --solvers dijkstra \
+    python benchmarks/cpu_slots.py GRAPH.npz SOURCES.json --slots auto --solvers dijkstra \
         --shard 0/20 --trials 2 --out cpu-slots
 
 The gpu-host profile may time the one-core CPU baselines side by side (`host_cpu_slots`), each
@@ -50,9 +50,11 @@ def main(argv=None) -> int:
     ap.add_argument("graph")
     ap.add_argument("sources_file")
     ap.add_argument("--solvers", nargs="+", default=["dijkstra"])
-    ap.add_argument("--slots", type=int, default=4)
-    ap.add_argument("--timed-cpus", help="the cores kept for CPU timings (default: the last "
-                    "quarter of this process's, at most 16, as the gpu-host profile keeps them)")
+    ap.add_argument("--slots", default="auto",
+                    help="copies side by side (default auto: as the gpu-host profile, every core "
+                         "this host's GPU workers and the workflow leave)")
+    ap.add_argument("--timed-cpus", help="the cores kept for CPU timings (default: as the "
+                    "gpu-host profile keeps them for --slots)")
     ap.add_argument("--shard", help="I/N: a slice of the sources (fewer for a short call)")
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--out", default="cpu-slots")
@@ -62,9 +64,13 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cpus = sorted(os.sched_getaffinity(0))
-    timed = (placement.parse_cpu_list(args.timed_cpus) if args.timed_cpus
-             else placement.split_cores(cpus, max(1, min(16, len(cpus) // 4)))[0])
-    cores = placement.slot_cores(timed, args.slots)
+    if args.timed_cpus:  # every one of them timed, a slot each unless --slots says
+        timed = placement.parse_cpu_list(args.timed_cpus)
+        slots = len(timed) if args.slots == "auto" else int(args.slots)
+    else:
+        timed, _, slots, _ = placement.host_split(cpus, len(placement.candidate_devices()),
+                                                  slots=args.slots)
+    cores = placement.slot_cores(timed, slots)
     summary = {"timed_cpus": placement.cpu_list_text(timed), "slot_cpus": cores, "solvers": {}}
     lines = [f"slot cores {placement.cpu_list_text(cores)} of the timed {summary['timed_cpus']}"]
     for solver in args.solvers:

@@ -151,7 +151,7 @@ def expected_n(targets, results: Path, reference: Path) -> dict:
 
 
 def plan_host(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
-              timed_cores: int | None = None, targets=None, cpu_slots: int = 1,
+              timed_cores: int | None = None, targets=None, cpu_slots: int | None = 1,
               max_job_share: float | None = None, budget_min: float | None = None) -> dict:
     """``plan.plan`` with each target's own wall on the host, the shards that keep every GPU job
     under ``max_job_share`` of the plan (``shards``: the graphs whose shards it raised), and,
@@ -224,7 +224,9 @@ def measured_line(config: dict, results: Path, reference: Path, gpus: int, cores
     """A run's last line: the jobs it made, their recorded seconds against what the plan, made
     from the reference's records alone, gave them, and its wall against the plan's."""
     jobs = planned(config, gpus, reference, reference)
-    p = summarize(config, jobs, gpus, cores, reference, reference)
+    slots = config.get("host_cpu_slots", "auto")  # the gpu-host profile's, unless given
+    p = summarize(config, jobs, gpus, cores, reference, reference,
+                  cpu_slots=None if str(slots) == "auto" else int(slots))
     pairs = [(m, sum(j.job_seconds())) for j in jobs
              if (m := _measured_s(results, j)) is not None]
     measured, expected = sum(m for m, _ in pairs), sum(e for _, e in pairs)
@@ -232,4 +234,4 @@ def measured_line(config: dict, results: Path, reference: Path, gpus: int, cores
     return (f"measured against planned: {len(pairs)} of {len(jobs)} timed jobs made here, "
             f"{measured:.0f} s of job time against {expected:.0f} s planned{ratio}; wall "
             f"{wall_s:.0f} s against {p['wall_s']:.0f} s planned for the whole config on "
-            f"{gpus} GPU(s) and {cores} cores")
+            f"{gpus} GPU(s) and {cores} cores ({p['cpu_slots']} one-core CPU timing slots)")

@@ -114,7 +114,9 @@ def placement_record(env=None) -> dict:
             "numba_num_threads": env.get("NUMBA_NUM_THREADS"),
             # one-core CPU timings that may run side by side on the slot cores (gpu-host profile)
             "cpu_slots": len(parse_cpu_list(env["GRAPHREPRO_SLOT_CPUS"]))
-            if env.get("GRAPHREPRO_PIN") == "slot" and env.get("GRAPHREPRO_SLOT_CPUS") else None}
+            if env.get("GRAPHREPRO_PIN") == "slot" and env.get("GRAPHREPRO_SLOT_CPUS") else None,
+            "cpu_slots_basis": env.get("GRAPHREPRO_CPU_SLOTS_BASIS"),
+            "numba_cache_dir": env.get("NUMBA_CACHE_DIR")}
 
 
 # ---- cores: CPU-timed jobs on cores of their own (the gpu-host profile) -----------------------
@@ -159,6 +161,36 @@ def split_cores(cpus, timed: int) -> tuple[list[int], list[int]]:
     return cpus[-timed:], cpus[:-timed]
 
 
+# Cores a host keeps off the one-core CPU timings: each GPU worker's host thread and the thread
+# that compiles its kernels while its first graph loads (harness/warm.py), and one for snakemake
+# and the untimed steps (graphs, references, tables).
+GPU_WORKER_CORES = 2
+WORKFLOW_CORES = 1
+
+
+def host_split(cpus, gpus: int, timed="auto", slots="auto"):
+    """(timed cores, the rest, one-core slots, why that many) on a host of ``cpus`` and ``gpus``.
+
+    ``slots`` auto: one slot a core of every core not reserved for the GPU workers and the
+    workflow (``timed`` auto), or of the ``timed`` cores given. A number of slots with ``timed``
+    auto keeps the quarter of the cores (at most 16) of one-at-a-time timings, and must fit."""
+    cpus, gpus = sorted(cpus), int(gpus)
+    auto_timed, auto_slots = str(timed) == "auto", str(slots) == "auto"
+    reserved = GPU_WORKER_CORES * gpus + WORKFLOW_CORES
+    if auto_timed:
+        timed = len(cpus) - reserved if auto_slots else max(1, min(16, len(cpus) // 4))
+    timed_cpus, rest = split_cores(cpus, max(1, int(timed)))
+    if auto_slots:
+        why = (f"{len(cpus)} cores less {GPU_WORKER_CORES} a GPU worker x {gpus} and "
+               f"{WORKFLOW_CORES} for the workflow" if auto_timed
+               else f"one a core of the {len(timed_cpus)} kept for CPU timings")
+        return timed_cpus, rest, len(timed_cpus), why
+    if int(slots) > len(timed_cpus):
+        raise ValueError(f"host_cpu_slots={slots}: only {len(timed_cpus)} cores are kept for CPU "
+                         "timings (host_timed_cores): at most one slot a core")
+    return timed_cpus, rest, max(1, int(slots)), "host_cpu_slots"
+
+
 def slot_cores(timed, slots: int) -> list[int]:
     """The cores of ``slots`` one-core CPU timings side by side: spread over the timed share
     (every len/slots-th core), so that neighbours share as little (an SMT sibling, a core
@@ -179,16 +211,35 @@ def host_resources(gpus: int, cpu_slots: int = 1) -> dict[str, int]:
     return {"gpu": gpus, "timing": gpus + cpu_slots, "cpu_timed": cpu_slots}
 
 
-def export_host_split(env, gpus: int, timed, untimed, cpu_slots: int = 1) -> None:
+def export_host_split(env, gpus: int, timed, untimed, cpu_slots: int = 1,
+                      slots_basis: str = "") -> None:
     """What every job of a GPU host's run inherits (the workflow's own environment): the two
     shares of the cores, the cores of the one-core CPU timings that may run side by side
-    (``cpu_slots`` of them), and the first ``gpus`` devices to bind (unless GRAPHREPRO_GPUS
-    says)."""
+    (``cpu_slots`` of them, and why that many), one numba cache for every worker and job (each
+    kernel compiled once on the host, not once a worker), each GPU worker's warm-up and kernel
+    compilation once (harness/warm.py; GRAPHREPRO_WARMUP=each to warm every job), and the first
+    ``gpus`` devices to bind (unless GRAPHREPRO_GPUS says)."""
     env["GRAPHREPRO_TIMED_CPUS"] = cpu_list_text(timed)
     env["GRAPHREPRO_UNTIMED_CPUS"] = cpu_list_text(untimed)
     env["GRAPHREPRO_SLOT_CPUS"] = cpu_list_text(slot_cores(timed, cpu_slots))
+    env["GRAPHREPRO_CPU_SLOTS_BASIS"] = slots_basis or "host_cpu_slots"
+    env.setdefault("NUMBA_CACHE_DIR", str(numba_cache_dir()))
+    env.setdefault("GRAPHREPRO_WARMUP", "once")
     if gpus and not env.get("GRAPHREPRO_GPUS"):
         env["GRAPHREPRO_GPUS"] = ",".join(candidate_devices(env)[:gpus])
+
+
+def numba_cache_dir() -> Path:
+    """The host-local numba cache the workers and jobs of a GPU host's run share (beside the
+    device locks): where an installed package's own folder is not writable, numba would
+    otherwise fall back to a cache per user that a scheduler's job may not see."""
+    return Path(tempfile.gettempdir()) / f"graphrepro-numba-cache-{os.getuid()}"
+
+
+def slot_core() -> int | None:
+    """The core this process holds as a one-core timing's slot (pin_cpus), else None."""
+    match = re.match(r"slot (\d+) of", str(_held.get("pinned") or ""))
+    return int(match[1]) if match else None
 
 
 def pin_cpus(env=None, wait_s: float = 600.0, poll_s: float = 0.2) -> list[int] | None:

@@ -360,9 +360,11 @@ def as_jobs(config: dict, runs: list[PlannedRun]) -> list[PlannedRun]:
     for graph, ids in interleaved_groups(config):
         members = [by_key.pop((graph, r)) for r in ids if (graph, r) in by_key]
         if members:
+            # one-core only where every member is: the group is timed whole in one slot
             grouped.append(replace(members[0], run_id="+".join(ids), members=tuple(ids),
                                    fixed_s=sum(m.fixed_s for m in members),
-                                   per_source_s=sum(m.per_source_s for m in members)))
+                                   per_source_s=sum(m.per_source_s for m in members),
+                                   one_core=all(m.one_core for m in members)))
     return list(by_key.values()) + grouped
 
 
@@ -381,9 +383,10 @@ def on_this_machine(runs: list[PlannedRun], gpus: int) -> list[PlannedRun]:
 
 
 def plan(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,
-         timed_cores: int | None = None, targets=None, cpu_slots: int = 1) -> dict:
+         timed_cores: int | None = None, targets=None, cpu_slots: int | None = 1) -> dict:
     """The whole plan: per target its jobs and seconds, the totals and the expected wall time.
-    ``gpus`` 0: this machine has none, and its GPU jobs only record "not run"."""
+    ``gpus`` 0: this machine has none, and its GPU jobs only record "not run"; ``cpu_slots``
+    None: the host's own (host_threads)."""
     return summarize(config, planned(config, gpus, reference, results, targets), gpus, cores,
                      reference, results, timed_cores, cpu_slots)
 
@@ -399,16 +402,24 @@ def planned(config: dict, gpus: int, reference: Path, results: Path | None = Non
     return on_this_machine(runs, gpus)
 
 
-def host_threads(cores: int, gpus: int, timed_cores: int | None, cpu_slots: int):
-    """(cores kept for CPU timings, preparation threads, one-core slots) on a host."""
-    timed_cores = timed_cores or max(1, min(16, cores // 4))
-    return (timed_cores, max(1, cores - timed_cores - gpus),
-            max(1, min(int(cpu_slots), timed_cores)))
+def host_threads(cores: int, gpus: int, timed_cores: int | None, cpu_slots: int | None):
+    """(cores kept for CPU timings, preparation threads, one-core slots) on a host;
+    ``cpu_slots`` None: the host's own, as the gpu-host profile splits it (every core the GPU
+    workers and the workflow leave, a slot each: placement.host_split)."""
+    if cpu_slots is None:
+        from .placement import host_split
+
+        kept, _, slots, _ = host_split(range(max(2, cores)), gpus, timed_cores or "auto")
+        timed_cores = len(kept)
+    else:
+        timed_cores = timed_cores or max(1, min(16, cores // 4))
+        slots = max(1, min(int(cpu_slots), timed_cores))
+    return timed_cores, max(1, cores - timed_cores - gpus), slots
 
 
 def summarize(config: dict, runs: list[PlannedRun], gpus: int, cores: int, reference: Path,
               results: Path | None = None, timed_cores: int | None = None,
-              cpu_slots: int = 1) -> dict:
+              cpu_slots: int | None = 1) -> dict:
     """Per target its jobs, sources, GPU- and CPU-seconds, the totals and the expected wall."""
     sources = int(config.get("measure", {}).get("sources", 6))
     timed_cores, prep_threads, cpu_slots = host_threads(cores, gpus, timed_cores, cpu_slots)
@@ -449,7 +460,9 @@ def format_plan(p: dict) -> str:
                  + (f" {p['wall_s']:8.0f}" if alone else ""))
     lines.append(f"references: {p['reference_cpu_s']:.0f} CPU-s on {p['prep_threads']} threads "
                  f"({p['prep_s']:.0f} s)")
-    side = (f", {p['cpu_slots']} one-core timings at once" if p.get("cpu_slots", 1) > 1 else "")
+    # the timed CPU-seconds divide over the slots (a parallel timing takes them all)
+    side = (f", {p['cpu_slots']} one-core timings at once: {p['cpu_s']:.0f} CPU-s over "
+            f"{p['cpu_slots']} slots" if p.get("cpu_slots", 1) > 1 else "")
     lines.append(f"expected wall time on {p['gpus']} GPU(s), {p['cores']} cores "
                  f"({p['timed_cores']} for CPU timings{side}): {p['wall_s']:.0f} s "
                  f"({p['wall_s'] / 60:.1f} min; GPUs busy until {p['gpu_end_s']:.0f} s, CPU "

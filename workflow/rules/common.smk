@@ -242,8 +242,10 @@ def graph_mem_mb(name, factor=1.0):
 
 # ---- One host with several GPUs (workflow/profiles/gpu-host, README "Several GPUs of one host") --
 # `host_gpus` (the profile sets it to auto) turns this on: one timed GPU job per GPU at once (the
-# GPU count from --resources gpu=N, else host_gpus, else every GPU found), the CPU-timed baselines
-# one at a time on cores kept for them (`cpu_timed`), and everything untimed on the other cores.
+# GPU count from --resources gpu=N, else host_gpus, else every GPU found), the one-core CPU timings
+# side by side on cores kept for them (`cpu_timed`, one token a slot; host_cpu_slots, by default
+# every core the GPU workers and the workflow leave: placement.host_split), a parallel CPU timing
+# on all of them, and everything untimed on the other cores.
 # The split reaches every job through the environment (graphrepro.placement.pin_cpus).
 # The profile's host_* settings are read from its own file, so a `--config` on the command line
 # (which replaces the profile's `config:` list) cannot drop them; a host_* key given there wins.
@@ -262,7 +264,7 @@ HOST_CPU_SLOTS = 1  # one-core CPU timings side by side (host_cpu_slots)
 # a host of several GPUs that is not placed refuses its CPU timings (pin_words)
 UNPLACED_GPUS = 0 if HOST or SUBMITTED else len(candidate_devices())
 if HOST:
-    from graphrepro.placement import export_host_split, host_resources, split_cores
+    from graphrepro.placement import export_host_split, host_resources, host_split
 
     _given = workflow.global_resources.get("gpu")
     _given = getattr(_given, "value", _given)
@@ -271,20 +273,21 @@ if HOST:
         _given or (len(candidate_devices()) if _auto else HOST_SETTINGS["host_gpus"]) or 0
     )
     _cpus = sorted(os.sched_getaffinity(0))[: max(workflow.cores, 2)]
-    _timed = HOST_SETTINGS.get("host_timed_cores", "auto")
-    _timed = max(1, min(16, len(_cpus) // 4)) if _timed == "auto" else int(_timed)
-    HOST_TIMED_CPUS, HOST_UNTIMED_CPUS = split_cores(_cpus, _timed)
-    HOST_CPU_SLOTS = int(HOST_SETTINGS.get("host_cpu_slots", 1))
-    if HOST_CPU_SLOTS > len(HOST_TIMED_CPUS):
-        raise ValueError(
-            f"host_cpu_slots={HOST_CPU_SLOTS}: only {len(HOST_TIMED_CPUS)} cores are "
-            "kept for CPU timings (host_timed_cores): at most one slot a core"
-        )
+    # the one-core timings side by side on every core the GPU workers and the workflow leave
+    # (host_cpu_slots=auto), each timing its CPU anchor before and after its work
+    HOST_TIMED_CPUS, HOST_UNTIMED_CPUS, HOST_CPU_SLOTS, _slots_basis = host_split(
+        _cpus,
+        HOST_GPUS,
+        HOST_SETTINGS.get("host_timed_cores", "auto"),
+        HOST_SETTINGS.get("host_cpu_slots", "auto"),
+    )
     _tokens = host_resources(HOST_GPUS, HOST_CPU_SLOTS)
     for _name, _value in _tokens.items():
         workflow.register_resource(_name, _value)
     TIMING_TOKENS = _tokens["timing"]
-    export_host_split(os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS, HOST_CPU_SLOTS)
+    export_host_split(
+        os.environ, HOST_GPUS, HOST_TIMED_CPUS, HOST_UNTIMED_CPUS, HOST_CPU_SLOTS, _slots_basis
+    )
 
 
 def pin_words(device):
@@ -322,7 +325,12 @@ def start_host_workers():
         return
     from graphrepro.client import start_worker
 
-    if any("gpu" in timed_device(r) for t in ready_targets() for r in target_run_ids(t)):
+    gpu_runs = [
+        r for t in ready_targets() for r in target_run_ids(t) if "gpu" in timed_device(r)
+    ]
+    if gpu_runs:
+        # each worker's first job compiles all their kernels while its first graph loads
+        os.environ["GRAPHREPRO_PRECOMPILE"] = json.dumps(sorted(set(gpu_runs)))
         HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]
         for device in HOST_WORKERS:
             start_worker(device, idle_s=300)

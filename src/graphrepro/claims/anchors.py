@@ -101,8 +101,10 @@ def spread(jobs: dict, kind: str) -> tuple[float, str] | None:
         anchor = (record or {}).get(kind) or {}
         if "before_ms" not in anchor or "after_ms" not in anchor:
             return None
-        readings += [(float(anchor["before_ms"]), job, "before"),
-                     (float(anchor["after_ms"]), job, "after")]
+        # a one-core timing's slot core, so the words say which side-by-side slot moved
+        named = job if anchor.get("slot") is None else f"{job} on slot core {anchor['slot']}"
+        readings += [(float(anchor["before_ms"]), named, "before"),
+                     (float(anchor["after_ms"]), named, "after")]
     low, high = min(readings), max(readings)
     if not low[0] > 0:
         return None

@@ -3,6 +3,7 @@ safari2017's calibration, an2017's transfers."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -79,12 +80,20 @@ def cmd_run(args) -> int:
     from ..harness.files import read_sources
 
     imported = time.perf_counter()
-    graph, digest = _graph_for_run(args.graph, args.format, args.name)
-    loaded = time.perf_counter()
-    record = read_sources(args.sources, graph.num_vertices, graph, graph_digest=digest)
     params = _params(args.param)
     if args.calibration:
         params = {**_calibrated(args.solver, Path(args.calibration)), **params}
+    others = list(args.interleave or [])
+    from ..harness.warm import precompile
+
+    # the kernels compile on their own thread while the graph loads (GRAPHREPRO_WARMUP=once)
+    compiling = precompile([(args.solver, params),
+                            *[(r, _params_for(r, args)) for r in others]])
+    graph, digest = _graph_for_run(args.graph, args.format, args.name)
+    loaded = time.perf_counter()
+    compile_wait = compiling.join() if compiling else None
+    waited = time.perf_counter()
+    record = read_sources(args.sources, graph.num_vertices, graph, graph_digest=digest)
     sources, digests = record["sources"], record["digests"]
     counted = args.count_sources  # of the graph's sources in draw order, not of a shard's
     if counted is not None and counted < 0:
@@ -98,7 +107,6 @@ def cmd_run(args) -> int:
     spec = RunSpec(args.solver, sources, digests, params, trials=args.trials, warmup=args.warmup,
                    count_sources=counted)
     checked = time.perf_counter()
-    others = list(args.interleave or [])
     outputs = list(args.interleave_output or [])
     if len(others) != len(outputs):
         raise InputError(f"--interleave names {len(others)} runs and --interleave-output "
@@ -106,6 +114,9 @@ def cmd_run(args) -> int:
     specs = [spec] + [RunSpec(r, sources, digests, _params_for(r, args), trials=args.trials,
                               warmup=args.warmup, count_sources=counted) for r in others]
     phases: dict = {}
+    if compiling:  # the thread's own seconds, and those the job waited for it past the load
+        phases.update(precompile_s=compiling.seconds, precompile_wait_s=compile_wait,
+                      precompiled=compiling.compiled)
     from ..harness.anchors import Around
 
     with Around(args.anchor_repeats) as anchors:
@@ -130,7 +141,7 @@ def cmd_run(args) -> int:
     # (an interleaved group's records each carry the whole job's)
     done = time.perf_counter()
     job = {"startup_s": started, "imports_s": imported - t0, "graph_load_s": loaded - imported,
-           "sources_check_s": checked - loaded, **phases,
+           "sources_check_s": checked - waited, **phases,
            "provenance_write_s": done - measured, "wall_s": (started or 0.0) + done - t0,
            "sources": len(sources),
            # when it ran, for the wall clock of a host's timed part (several jobs at once)
@@ -342,7 +353,7 @@ def cmd_plan(args) -> int:
     from .. import configs
     from ..budget import format_host_plan, plan_host, shards_config
 
-    if args.gpus < 1 or args.cores < 2 or args.cpu_slots < 1:
+    if args.gpus < 1 or args.cores < 2 or (args.cpu_slots is not None and args.cpu_slots < 1):
         raise InputError("--gpus and --cpu-slots must be at least 1 and --cores at least 2")
     if args.timed_cores is not None and not 1 <= args.timed_cores <= args.cores - 1:
         # one core at least is left for the GPU jobs' hosts and the graph preparation
@@ -370,6 +381,16 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _slots(text: str) -> int | None:
+    """--cpu-slots: auto (None: the host's own) or a whole number."""
+    if text == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give auto or a whole number") from None
+
+
 def add_plan(sub) -> None:
     sp = sub.add_parser("plan", help="jobs, GPU- and CPU-seconds per target and the expected wall "
                                      "time of a config on a host of N GPUs and C cores")
@@ -377,10 +398,12 @@ def add_plan(sub) -> None:
     sp.add_argument("--gpus", type=int, default=1)
     sp.add_argument("--cores", type=int, default=16)
     sp.add_argument("--timed-cores", type=int, default=None,
-                    help="cores kept for CPU timings (default: a quarter, at most 16)")
-    sp.add_argument("--cpu-slots", type=int, default=1,
-                    help="one-core CPU timings side by side on them (the config's host_cpu_slots; "
-                         "default 1)")
+                    help="cores kept for CPU timings (default: with --cpu-slots auto, every "
+                         "core the GPU workers and the workflow leave; else a quarter, at most 16)")
+    sp.add_argument("--cpu-slots", type=_slots, default=None,
+                    help="one-core CPU timings side by side (the config's host_cpu_slots); "
+                         "default auto: as the gpu-host profile, a slot a core of every core "
+                         "the GPU workers (2 a GPU) and the workflow (1) leave")
     sp.add_argument("--results", help="the results folder whose recorded wall times are read "
                                       "(default: the config's)")
     sp.add_argument("--reference", help="committed runs to estimate from (default: the config's "

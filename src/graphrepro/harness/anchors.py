@@ -88,13 +88,19 @@ def job_record(before: dict, after: dict, repeats: int, commit: str,
                card: str | None = None) -> dict:
     """The anchors of one job, for its provenance record: per kind its before and after medians
     (or why it was skipped), the machine or card that ran it, and the commit."""
+    from ..placement import slot_core
+
     record: dict = {"repeats": repeats, "commit": commit}
     machine = f"{platform.node()} ({_cpu_model()})"
+    # a one-core timing beside others: its CPU anchor says what its neighbours cost its core
+    slot = slot_core()
     for kind in KINDS:
         b, a = before.get(kind, {}), after.get(kind, {})
         if "ms" in b and "ms" in a:
             record[kind] = {"before_ms": round(b["ms"], 5), "after_ms": round(a["ms"], 5),
                             "on": machine if kind == "cpu" else (card or gpu.device_name())}
+            if kind == "cpu" and slot is not None:
+                record[kind]["slot"] = slot
         else:
             record[kind] = {"skipped": b.get("skipped") or a.get("skipped") or "not timed"}
     record["what"] = {
