@@ -325,9 +325,7 @@ def start_host_workers():
         return
     from graphrepro.client import start_worker
 
-    gpu_runs = [
-        r for t in ready_targets() for r in target_run_ids(t) if "gpu" in timed_device(r)
-    ]
+    gpu_runs = [r for t in ready_targets() for r in target_run_ids(t) if "gpu" in timed_device(r)]
     if gpu_runs:
         # each worker's first job compiles all their kernels while its first graph loads
         os.environ["GRAPHREPRO_PRECOMPILE"] = json.dumps(sorted(set(gpu_runs)))
