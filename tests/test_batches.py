@@ -130,3 +130,58 @@ def test_sampling_refuses_a_shard(tmp_path, monkeypatch, capsys):
     with pytest.raises(AssertionError):  # _run's exit status: 2, one line
         _run(tmp_path, "--decides", "t", "--shard", "0/2")
     assert "cannot time a shard of them (--shard)" in capsys.readouterr().err
+
+
+def test_plan_counts_the_sources_a_sampled_run_is_expected_to_time(tmp_path):
+    from graphrepro import configs
+    from graphrepro.plan import plan_runs
+
+    config = configs.load([])
+    config["graphs"]["road_40x40"]["sources"] = 100
+    config["targets"] = {"safari2017_table2": {"graphs": ["road_40x40"]},
+                         "frontier_sssp": {"graphs": ["ny"], "runs": ["dijkstra"]}}
+    nowhere = tmp_path / "no-reference"
+
+    def sources():
+        return {(r.graph, r.run_id): r.sources for r in plan_runs(config, nowhere, tmp_path)}
+
+    assert set(sources().values()) == {100, 6}  # sampling off: every source the config gives
+    config["sampling"] = {"first": 10, "batch": 10, "eye_sources": 5}
+    planned = sources()
+    assert planned[("ny", "dijkstra")] == 5  # frontier decides no claim: for the eye
+    assert {n for (g, _), n in planned.items() if g == "road_40x40"} == {100}  # no ledger: cap
+    (tmp_path / "targets").mkdir()
+    (tmp_path / "targets" / "safari2017_table2.claims.csv").write_text(
+        "claim_id,sampled\na,decided at 20 sources\nb,decided at 10 sources\n")
+    assert {n for (g, _), n in sources().items() if g == "road_40x40"} == {20}
+
+
+@pytest.mark.slow
+def test_a_sampled_target_through_the_workflow(tmp_path):
+    """One target of the default study on a 6 x 6 grid, its run job sampling in looks of two:
+    the record says where it stopped and the ledger repeats it (about a minute on 2 cores)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from workflow_files import one_grid_config
+
+    repo = Path(__file__).resolve().parents[1]
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(one_grid_config("singla_fig7_9", tmp_path / "no-reference")
+                   .replace("sources: 2,", "sources: 8,")
+                   .replace("{graphs: [road_6x6]}", "{graphs: [road_6x6], runs: [dijkstra]}")
+                   + "sampling: {first: 4, batch: 2}\n")
+    run = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d",
+                          str(tmp_path), "results/targets/singla_fig7_9.csv", "--cores", "2",
+                          "--replace-workflow-config", "--configfile", str(cfg)],
+                         capture_output=True, text=True, timeout=600, env=os.environ)
+    assert run.returncode == 0, f"{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    record = json.loads((tmp_path / "results" / "runs" / "road_6x6" /
+                         "dijkstra.provenance.json").read_text())["sampling"]
+    assert record["looks"][0] == 4 and record["sources"] in (4, 6, 8)
+    ledger_rows = pd.read_csv(tmp_path / "results" / "targets" / "singla_fig7_9.claims.csv",
+                              dtype=str, keep_default_na=False).set_index("claim_id")
+    read = ledger_rows.loc[record["claims"]]
+    assert set(read["sampled"]) == {record["stopped"]}
