@@ -25,20 +25,20 @@ def _claim(cid, low, high):
             "note": "", "document": "d"}
 
 
-def _fake_target(monkeypatch, claim):
+def _fake_target(monkeypatch, claim, *fixed):
     """Target "t" with one claim whose evidence is a fixed series over the sources the runs hold
     (0.4, 0.6, 0.4, ...: mean 0.5, whatever the timings), so where it decides depends on the
-    number of sources alone."""
-    claims = pd.DataFrame([claim])
+    number of sources alone; ``fixed``: claims fixed as not testable, reading the same."""
+    claims = pd.DataFrame([claim, *fixed])
     monkeypatch.setattr(ledger, "load_claims", lambda document=None: claims)
 
     def evidence(claims, runs, stats, **_):
         graph = runs["graph"].iloc[0]
         n = runs[runs["variant"] == "dijkstra"]["source"].nunique()
         values = np.where(np.arange(n) % 2, 0.6, 0.4)
-        return {claim["claim_id"]: Bootstrap(
+        return {c["claim_id"]: Bootstrap(
             groups=[values], n=f"{n} sources", statistic=lambda g: float(np.mean(g[0])),
-            reads=((graph, "dijkstra"),))}
+            reads=((graph, "dijkstra"),)) for c in (claim, *fixed)}
 
     target = SimpleNamespace(name="t", evidence=evidence, benchmarks=(), ready=True)
     import graphrepro.experiments as experiments
@@ -72,11 +72,12 @@ def _ledger(target, out, src):
     from graphrepro.report.tables import load_inputs
 
     runs, stats, extra = load_inputs(target, [out], [src])
-    return ledger.judge_target(target, runs, stats, design=sequential.Design(10, 10, 30)).iloc[0]
+    return ledger.judge_target(target, runs, stats, design=sequential.Design(10, 10, 30))
 
 
 def test_a_claim_decided_after_two_batches_stops_its_group_at_20_sources(tmp_path, monkeypatch):
-    target = _fake_target(monkeypatch, _claim("half", 0.4, 0.6))
+    hardware = {**_claim("hw", 0.4, 0.6), "untestable": "hardware: the paper's card"}
+    target = _fake_target(monkeypatch, _claim("half", 0.4, 0.6), hardware)  # hw: no say
     out, src = _run(tmp_path, "--decides", "t")
     table = pd.read_csv(out)
     record = json.loads(out.with_suffix(".provenance.json").read_text())["sampling"]
@@ -86,7 +87,7 @@ def test_a_claim_decided_after_two_batches_stops_its_group_at_20_sources(tmp_pat
     assert record["stopped"] == "decided at 20 sources" and record["looks"] == [10, 20]
     assert record["sources"] == 20 and record["claims"] == ["half"]
     assert json.loads(out.with_suffix(".provenance.json").read_text())["job"]["sources"] == 20
-    row = _ledger(target, out, src)
+    row = _ledger(target, out, src).set_index("claim_id").loc["half"]
     assert row["sampled"] == "decided at 20 sources" and row["n"] == "20 sources"
     assert row["verdict"] == "reproduced"
 
@@ -97,7 +98,7 @@ def test_a_claim_that_never_decides_runs_its_group_to_the_cap(tmp_path, monkeypa
     record = json.loads(out.with_suffix(".provenance.json").read_text())["sampling"]
     assert pd.read_csv(out)["source"].nunique() == 30
     assert record["stopped"] == "cap (30 sources)" and record["looks"] == [10, 20, 30]
-    row = _ledger(target, out, src)
+    row = _ledger(target, out, src).iloc[0]
     assert row["sampled"] == "cap (30 sources)" and row["n"] == "30 sources"
 
 
@@ -122,7 +123,7 @@ def test_looks_stop_where_the_ledgers_sequential_judging_stops():
     assert sequential.stop_at(design, 50, lambda n, level: answers.get(n, False)) == looks.stop
     never = sequential.Looks(design, 50, lambda n, level, tables: None)
     assert _first_stop(never, 50) == 40 and never.taken == [10, 20, 30, 40]
-    assert never.stop.reason == "cap: more sources cannot decide it"
+    assert never.stop.reason == "cap (40 sources): more sources cannot decide it"
 
 
 def test_sampling_refuses_a_shard(tmp_path, monkeypatch, capsys):

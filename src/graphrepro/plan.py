@@ -115,7 +115,8 @@ def interleaved_groups(config: dict) -> list[tuple[str, tuple[str, ...]]]:
 def expected_n(targets, results: Path, reference: Path) -> dict:
     """{target: the most sources any of its claims needed} where its last ledger rows (this
     run's, else the reference's) were judged sequentially (``sampled``: "decided at 20 sources",
-    "cap (100 sources)"): what a sampled run expects to time."""
+    "cap (100 sources)"; a claim on run tables sampled apart, each table's reason: "decided at
+    20 sources; cap (100 sources)"): what a sampled run expects to time."""
     import re
 
     from .bounded import read_csv
@@ -130,8 +131,8 @@ def expected_n(targets, results: Path, reference: Path) -> dict:
                 rows = None
             if rows is None or "sampled" not in rows:
                 continue
-            counts = [int(m[1]) for text in rows["sampled"]
-                      if (m := re.search(r"(\d+) sources", str(text)))]
+            counts = [int(n) for text in rows["sampled"]
+                      for n in re.findall(r"(\d+) sources", str(text))]
             if counts:
                 out[name] = max(counts)
                 break

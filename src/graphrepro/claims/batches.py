@@ -61,6 +61,8 @@ class GroupDecider:
                 return None
             for _, claim in claims.iterrows():
                 cid = claim["claim_id"]
+                if str(claim.get("untestable") or "").strip():
+                    continue  # fixed as not testable (hardware, data): no source decides it
                 if not read_rows(evidence[cid], runs):
                     continue  # reads none of this job's tables
                 self.read_by.add(cid)

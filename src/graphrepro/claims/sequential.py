@@ -148,7 +148,8 @@ class Looks:
 
     def cap_reason(self) -> str:
         cap = self.counts[-1]
-        return "cap: more sources cannot decide it" if self.undecidable else f"cap ({cap} sources)"
+        # the count in both, for plan.expected_n
+        return f"cap ({cap} sources)" + (": more sources cannot decide it" if self.undecidable else "")
 
     def __call__(self, n: int, tables) -> bool:
         if n not in self.level:
