@@ -43,6 +43,8 @@ class GroupDecider:
                  run: str = "", log=None):
         self.targets, self.names, self.stats, self.drift = targets, list(names), stats, drift
         self.launch_path, self.run = launch_path, run
+        every = ledger.load_claims()
+        self.claims = {t.name: every[every["target"] == t.name] for t in targets}
         self.log = log or (lambda m: print(m, file=sys.stderr))
         self.read_by: set[str] = set()
 
@@ -50,8 +52,7 @@ class GroupDecider:
         runs = as_runs(tables(), self.names, self.launch_path, self.run)
         verdicts = []
         for target in self.targets:
-            claims = ledger.load_claims()
-            claims = claims[claims["target"] == target.name]
+            claims = self.claims[target.name]
             extra = {"benchmarks": {}} if getattr(target, "benchmarks", ()) else {}
             try:
                 evidence = ledger._evidence(target, claims, runs, self.stats, extra)

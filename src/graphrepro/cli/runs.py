@@ -185,7 +185,6 @@ def _sampling_looks(args, specs, outputs):
     for spec in specs:
         cap = looks.counts[-1]
         spec.sources, spec.digests = spec.sources[:cap], spec.digests[:cap]
-    looks.decider = decider
     return looks
 
 
@@ -199,10 +198,10 @@ def _sampled(args, looks, specs) -> dict | None:
         return {**record, "sources": n, "looks": [],
                 "stopped": f"for the eye: no claim reads it ({n} sources)"}
     stop = looks.stop
-    reason = stop.reason if looks.decider.read_by else \
-        f"for the eye: no claim reads it ({stop.n} sources)"
+    read_by = looks.decide.read_by  # (a GroupDecider)
+    reason = stop.reason if read_by else f"for the eye: no claim reads it ({stop.n} sources)"
     return {**record, "sources": stop.n, "looks": looks.taken, "stopped": reason,
-            "claims": sorted(looks.decider.read_by)}
+            "claims": sorted(read_by)}
 
 
 def _params_for(run_id: str, args) -> dict:
