@@ -116,3 +116,10 @@ def test_n_expected_comes_from_a_sampled_ledger(tmp_path):
     (folder / "u.claims.csv").write_text("claim_id,sampled\nc,decided at 10 sources\n")
     (folder / "v.claims.csv").write_text("claim_id,verdict\nd,reproduced\n")  # not sampled
     assert budget.expected_n(["t", "u", "v", "w"], tmp_path, NOWHERE) == {"t": 100, "u": 10}
+    # tables sampled apart: each one's reason, the most sources of any
+    (folder / "t.claims.csv").write_text("claim_id,sampled\na,decided at 20 sources; decided "
+                                         "at 30 sources\nb,decided at 10 sources\n")
+    (folder / "u.claims.csv").write_text(
+        "claim_id,sampled\nc,decided at 10 sources\nd,cap (40 sources): more sources cannot "
+        "decide it\n")
+    assert budget.expected_n(["t", "u"], tmp_path, NOWHERE) == {"t": 30, "u": 40}

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from pathlib import Path
 
-from .plan import (PlannedRun, as_jobs, format_plan, host_threads, planned, reference_seconds,
+from .plan import (PlannedRun, as_jobs, expected_n, format_plan, host_threads, planned, reference_seconds,
                    schedule, summarize)
 
 
@@ -122,32 +122,6 @@ def format_fit(f: dict) -> str:
         lines.append("no source cap alone brings every target under it (the block and benchmark "
                      "jobs do not shrink with sources)")
     return "\n".join(lines)
-
-
-def expected_n(targets, results: Path, reference: Path) -> dict:
-    """{target: the most sources any of its claims needed} where its last ledger rows (this
-    run's, else the reference's) were judged sequentially (``sampled``: "decided at 20 sources",
-    "cap (100 sources)"): what a sampled run expects to time."""
-    import re
-
-    from .bounded import read_csv
-
-    out = {}
-    for name in targets:
-        for folder in (results, reference):
-            path = folder / "targets" / f"{name}.claims.csv"
-            try:
-                rows = read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
-            except (OSError, ValueError):
-                rows = None
-            if rows is None or "sampled" not in rows:
-                continue
-            counts = [int(m[1]) for text in rows["sampled"]
-                      if (m := re.search(r"(\d+) sources", str(text)))]
-            if counts:
-                out[name] = max(counts)
-                break
-    return out
 
 
 def plan_host(config: dict, gpus: int, cores: int, reference: Path, results: Path | None = None,

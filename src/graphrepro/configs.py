@@ -68,6 +68,25 @@ def _decides_a_claim(config: dict, graph: str) -> bool:
     return False
 
 
+def targets_reading(config: dict, graph: str, run_id: str, with_claims: bool = False) -> list:
+    """The config's ready targets that read run ``run_id`` on ``graph`` (their own runs on their
+    graphs, or ``also``), in config order; ``with_claims``: only those with claims to judge."""
+    from .experiments import get_target
+    from .solvers import run_file_id
+
+    out = []
+    for name, tcfg in (config.get("targets") or {}).items():
+        tcfg, target = tcfg or {}, get_target(name)
+        if not target.ready or (with_claims and name not in _claim_targets()):
+            continue
+        runs = tcfg.get("runs") or list(target.solvers)
+        pairs = [(g, r) for g in tcfg.get("graphs") or [] for r in runs]
+        pairs += [(g, r) for g, rs in (tcfg.get("also") or {}).items() for r in rs]
+        if any(g == graph and run_file_id(r) == run_file_id(run_id) for g, r in pairs):
+            out.append(name)
+    return out
+
+
 @functools.cache
 def _claim_targets() -> frozenset:
     from .claims import load_claims

@@ -112,11 +112,58 @@ def interleaved_groups(config: dict) -> list[tuple[str, tuple[str, ...]]]:
                    if t and t.get("interleave") for g in t.get("graphs") or []})
 
 
+def expected_n(targets, results: Path, reference: Path) -> dict:
+    """{target: the most sources any of its claims needed} where its last ledger rows (this
+    run's, else the reference's) were judged sequentially (``sampled``: "decided at 20 sources",
+    "cap (100 sources)"; a claim on run tables sampled apart, each table's reason: "decided at
+    20 sources; cap (100 sources)"): what a sampled run expects to time."""
+    import re
+
+    from .bounded import read_csv
+
+    out = {}
+    for name in targets:
+        for folder in (results, reference):
+            path = folder / "targets" / f"{name}.claims.csv"
+            try:
+                rows = read_csv(path, dtype=str, keep_default_na=False) if path.is_file() else None
+            except (OSError, ValueError):
+                rows = None
+            if rows is None or "sampled" not in rows:
+                continue
+            counts = [int(n) for text in rows["sampled"]
+                      for n in re.findall(r"(\d+) sources", str(text))]
+            if counts:
+                out[name] = max(counts)
+                break
+    return out
+
+
+def expected_sources(config: dict, graph: str, run_id: str, results: Path,
+                     reference: Path) -> int:
+    """The sources a run times: every one the config gives its graph (``configs.sources_of``),
+    or, where the config samples (``sampling:``, run jobs in batches: claims/batches.py), the
+    most the claims of the targets reading it needed in their last ledger (``expected_n``), the
+    cap where a target has none, and the design's eye sources (else its first look) where no
+    target reading it has claims."""
+    from .configs import sampling_design, sources_of, targets_reading
+
+    count, design = sources_of(config, graph), sampling_design(config)
+    if design is None:
+        return count
+    deciding = targets_reading(config, graph, run_id, with_claims=True)
+    if not deciding:
+        eye = (config.get("sampling") or {}).get("eye_sources")
+        return min(count, int(eye or design.first))
+    cap = min(count, design.cap or count)
+    needed = expected_n(deciding, results, reference)
+    return cap if set(deciding) - set(needed) else min(cap, max(needed.values()))
+
+
 def plan_runs(config: dict, reference: Path, results: Path | None = None,
               targets=None) -> list[PlannedRun]:
     """Every timed run file the config's ready targets (or those named) need, once each, with
     its cost."""
-    from .configs import sources_of
     from .experiments import get_target
     from .solvers import resolve, run_file_id
 
@@ -153,7 +200,7 @@ def plan_runs(config: dict, reference: Path, results: Path | None = None,
             shards = int((graphs.get(graph) or {}).get("shards", 1))
             out.append(PlannedRun(name, graph, run_id, device, rates[0], rates[1], basis, shards,
                                   spec.device == "cpu" and not spec.parallel,
-                                  sources_of(config, graph)))
+                                  expected_sources(config, graph, run_id, results, reference)))
     return out
 
 

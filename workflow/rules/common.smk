@@ -7,7 +7,13 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))  # a checkout works without installing
-from graphrepro.configs import block_repeats, sampling_design, sources_of, terrain_compare_parts
+from graphrepro.configs import (
+    block_repeats,
+    sampling_design,
+    sources_of,
+    targets_reading,
+    terrain_compare_parts,
+)
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
@@ -159,6 +165,22 @@ def sampling_args():
         return []
     cap = "" if design.cap is None else f"cap={design.cap},"
     return ["--sampling", f"first={design.first},batch={design.batch},{cap}drift={design.drift}"]
+
+
+def batch_args(graph, run_ids):
+    """A run job's --sampling where the config samples: its sources timed in batches until the
+    claims of the targets that read its tables are decided (claims/batches.py); --decides names
+    those targets, --eye-sources the sources where none has a claim. A sharded graph's runs are
+    not batched (a shard is a slice of the sources, not their first ones): every source."""
+    if sampling_design(config) is None or graph in SHARDED:
+        return []
+    decides = sorted({t for r in run_ids for t in targets_reading(config, graph, r)})
+    eye = (config.get("sampling") or {}).get("eye_sources")
+    return [
+        *sampling_args(),
+        *(["--decides", *decides] if decides else []),
+        *(["--eye-sources", str(eye)] if eye else []),
+    ]
 
 
 def target_benchmarks(name):

@@ -52,10 +52,11 @@ rule run_solver:
         calibration=lambda w, input: (
             ["--calibration", *input.calibration] if input.calibration else []
         ),
+        sampling=lambda w: batch_args(w.graph, [w.solver]),  # (common.smk)
     shell:
         "{params.py:q} -m graphrepro run {input.graph:q} --solver {wildcards.solver:q} "
         "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-        "{params.calibration:q} {params.counting:q} --output {output.table:q} 2> {log:q}"
+        "{params.calibration:q} {params.counting:q} {params.sampling:q} --output {output.table:q} 2> {log:q}"
 
 
 # A graph with `shards: N` has its sources split into N contiguous slices, each its own timed job
@@ -190,8 +191,9 @@ for _n, (_graph, _ids, _shard) in enumerate(
                 ["--calibration", *input.calibration] if input.calibration else []
             ),
             shard=[] if _shard is None else ["--shard", f"{_shard}/{SHARDED[_graph]}"],
+            sampling=batch_args(_graph, _ids),  # (common.smk)
         shell:
             "{params.py:q} -m graphrepro run {input.graph:q} --solver {params.first:q} "
             "--sources {input.sources:q} --trials {params.trials:q} --warmup {params.warmup:q} {params.anchors:q} "
-            "{params.calibration:q} {params.shard:q} {params.counting:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
+            "{params.calibration:q} {params.shard:q} {params.counting:q} {params.sampling:q} --output {output.tables[0]:q} --interleave {params.rest:q} "
             "--interleave-output {params.rest_tables:q} 2> {log:q}"

@@ -78,9 +78,28 @@ def judge_target(target, runs: pd.DataFrame, stats: dict, design=None, **extra) 
         return pd.DataFrame(columns=LEDGER_COLUMNS)
     if target.evidence is None:
         raise InputError(f"target {target.name} has claims but no evidence function")
+    if isinstance(runs, pd.DataFrame) and "sampled" in runs:  # sampled by its run jobs
+        return _judge_batched(target, claims, runs, stats, extra)
     if design is not None:
         return _judge_sequential(target, claims, runs, stats, extra, design)
     return _judge_claims(target, claims, runs, stats, extra)
+
+
+def _judge_batched(target, claims, runs, stats, extra) -> pd.DataFrame:
+    """Every claim on the sources its run jobs timed, where those jobs sampled in batches
+    (claims/batches.py): ``sampled`` says why the tables it read stopped, from their records
+    (each distinct reason once, in the order it read them); "not sampled: ..." where it read no
+    sampled run table."""
+    from .origin import read_rows
+
+    evidence = _evidence(target, claims, runs, stats, extra)
+    rows = _judge_claims(target, claims, runs, stats, extra, evidence=evidence)
+    why = []
+    for cid in rows["claim_id"]:
+        read = read_rows(evidence[cid], runs, extra.get("benchmarks"))
+        reasons = [r for _, t in read if "sampled" in t for r in t["sampled"].dropna().unique()]
+        why.append("; ".join(dict.fromkeys(reasons)) or "not sampled: reads no sampled run table")
+    return rows.assign(sampled=why)
 
 
 def _judge_sequential(target, claims, runs, stats, extra, design) -> pd.DataFrame:
@@ -139,11 +158,12 @@ def _evidence(target, claims, runs, stats, extra) -> dict:
     return evidence
 
 
-def _judge_claims(target, claims, runs, stats, extra, only=None) -> pd.DataFrame:
+def _judge_claims(target, claims, runs, stats, extra, only=None, evidence=None) -> pd.DataFrame:
     """The ledger rows of a target's claims (of those in ``only``), on these runs."""
     from .origin import where_from
 
-    evidence = _evidence(target, claims, runs, stats, extra)
+    if evidence is None:
+        evidence = _evidence(target, claims, runs, stats, extra)
     if only is not None:
         claims = claims[claims["claim_id"].isin(only)]
     gpu = run_gpu(runs, extra.get("benchmarks"))

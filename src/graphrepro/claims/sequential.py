@@ -127,14 +127,44 @@ class Stop:
 def stop_at(design: Design, available: int, is_decided) -> Stop:
     """The first look whose interval decides (``is_decided(n, level)``: True, False or None),
     else the cap."""
-    looks = design.looks(available)
-    for n, level in zip(looks, design.levels(available)):
-        verdict = is_decided(n, level)
-        if verdict is None:
-            return Stop(looks[-1], "cap: more sources cannot decide it")
-        if verdict:
-            return Stop(n, f"decided at {n} sources")
-    return Stop(looks[-1], f"cap ({looks[-1]} sources)")
+    looks = Looks(design, available, lambda n, level, _tables: is_decided(n, level))
+    for n in looks.counts:
+        if looks(n, None) or looks.undecidable:
+            break
+    return looks.stop if looks.stop else Stop(looks.counts[-1], looks.cap_reason())
+
+
+class Looks:
+    """Sources taken in batches until the claims decide: called after each source (``n`` taken,
+    ``tables()`` what they gave), it asks ``decide(n, level, tables)`` at each look (True, False
+    or None, as ``decided``) and says whether to stop; ``stop`` then says where and why. Once a
+    look says None (more sources cannot decide), the run goes on to the cap without asking."""
+
+    def __init__(self, design: Design, available: int, decide):
+        self.counts = design.looks(available)
+        self.level = dict(zip(self.counts, design.levels(available)))
+        self.decide, self.taken, self.undecidable = decide, [], False
+        self.stop: Stop | None = None
+
+    def cap_reason(self) -> str:
+        cap = self.counts[-1]
+        # the count in both, for plan.expected_n
+        return f"cap ({cap} sources)" + (": more sources cannot decide it" if self.undecidable else "")
+
+    def __call__(self, n: int, tables) -> bool:
+        if n not in self.level:
+            return False
+        self.taken.append(n)
+        if not self.undecidable:
+            verdict = self.decide(n, self.level[n], tables)
+            self.undecidable = verdict is None
+            if verdict:
+                self.stop = Stop(n, f"decided at {n} sources")
+                return True
+        if n == self.counts[-1]:
+            self.stop = Stop(n, self.cap_reason())
+            return True
+        return False
 
 
 def prefix(runs, n: int):

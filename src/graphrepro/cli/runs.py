@@ -119,10 +119,14 @@ def cmd_run(args) -> int:
                       precompiled=compiling.compiled)
     from ..harness.anchors import Around
 
+    looks = _sampling_looks(args, specs, [args.output, *outputs])
     with Around(args.anchor_repeats) as anchors:
         tables = measure_interleaved(graph, specs, log=lambda m: print(m, file=sys.stderr),
-                                     phases=phases)
+                                     phases=phases, enough=looks)
     phases["anchors_s"] = anchors.seconds
+    sampled = _sampled(args, looks, specs)
+    if sampled:
+        sources = sources[:sampled["sources"]]
     measured = time.perf_counter()
     records = []
     for s, table, output in zip(specs, tables, [args.output, *outputs]):
@@ -135,6 +139,8 @@ def cmd_run(args) -> int:
                            **({"interleaved": [x.solver for x in specs]} if others else {})})
         if others:  # said in the record too, not only in its config hash
             prov["interleaved"] = [x.solver for x in specs]
+        if sampled:  # the ledger's n and `sampled` come from here (report/tables.load_runs)
+            prov["sampling"] = sampled
         prov.update(_peer_build(s.solver))
         records.append((out, prov))
     # the job's wall time and where it went: what `graphrepro plan` predicts the next run from
@@ -156,6 +162,57 @@ def cmd_run(args) -> int:
         prov["anchors"] = anchor_record
         write_provenance(out, prov)
     return 0
+
+
+def _sampling_looks(args, specs, outputs):
+    """With --sampling, the group's sources cut to the cap and the looks between its batches
+    (claims/sequential.Looks over claims/batches.GroupDecider): None without it. A group no
+    claim reads (--decides names no target with claims) is cut to --eye-sources, no look."""
+    if not args.sampling:
+        return None
+    from ..claims import ledger
+    from ..claims.batches import GroupDecider
+    from ..claims.sequential import Looks
+    from ..experiments import get_target
+    from ..harness.provenance import LAUNCH_PATH
+    from ..report.tables import load_stats
+    from .experiments import _design
+
+    if args.shard:
+        raise InputError("--sampling takes a group's sources in batches from the first: it "
+                         "cannot time a shard of them (--shard)")
+    design, available = _design(args.sampling), len(specs[0].sources)
+    with_claims = set(ledger.load_claims()["target"])
+    targets = [get_target(t) for t in args.decides or [] if t in with_claims]
+    if not targets:
+        n = min(args.eye_sources or design.first, available)
+        for spec in specs:
+            spec.sources, spec.digests = spec.sources[:n], spec.digests[:n]
+        return None
+    names = [f"runs/{Path(o).parent.name}/{Path(o).name}" for o in outputs]
+    decider = GroupDecider(targets, names, load_stats([args.sources]), design.drift,
+                           launch_path=LAUNCH_PATH)
+    looks = Looks(design, available, decider)
+    for spec in specs:
+        cap = looks.counts[-1]
+        spec.sources, spec.digests = spec.sources[:cap], spec.digests[:cap]
+    return looks
+
+
+def _sampled(args, looks, specs) -> dict | None:
+    """The provenance's record of a sampled run: its sources, the looks taken, why it stopped."""
+    if not args.sampling:
+        return None
+    record = {"design": args.sampling, "decides": list(args.decides or [])}
+    if looks is None:
+        n = len(specs[0].sources)
+        return {**record, "sources": n, "looks": [],
+                "stopped": f"for the eye: no claim reads it ({n} sources)"}
+    stop = looks.stop
+    read_by = looks.decide.read_by  # (a GroupDecider)
+    reason = stop.reason if read_by else f"for the eye: no claim reads it ({stop.n} sources)"
+    return {**record, "sources": stop.n, "looks": looks.taken, "stopped": reason,
+            "claims": sorted(read_by)}
 
 
 def _params_for(run_id: str, args) -> dict:
@@ -217,6 +274,15 @@ def add_run(sub) -> None:
     sp.add_argument("--shard", metavar="I/N",
                     help="run only shard I (from 0) of N contiguous slices of the sources")
     sp.add_argument("--output", required=True, help="tidy CSV, one row per (source, trial)")
+    sp.add_argument("--sampling", metavar="first=N,batch=N,cap=N,drift=X",
+                    help="time the sources in batches, in their seeded order, until the claims "
+                         "of --decides that read these tables are decided (the config's "
+                         "sampling:; claims/sequential.py), or the cap")
+    sp.add_argument("--decides", nargs="*", metavar="TARGET",
+                    help="with --sampling: the targets that read these tables")
+    sp.add_argument("--eye-sources", type=int, metavar="N",
+                    help="with --sampling: the sources where none of --decides has a claim "
+                         "(default: the design's first look)")
     anchor_arg(sp)
     sp.add_argument("--interleave", nargs="+", metavar="RUN_ID",
                     help="time these runs interleaved with --solver: per source, trial t of each "

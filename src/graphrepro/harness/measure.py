@@ -95,13 +95,17 @@ class _Checker:
 
 
 def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print,
-                        phases: dict | None = None) -> list[pd.DataFrame]:
+                        phases: dict | None = None, enough=None) -> list[pd.DataFrame]:
     """Several runs timed interleaved, one table each: per source, trial t of every run back to
     back (their order rotated each trial), so a drift of the machine while they run (clocks,
     heat, neighbours) hits competing runs alike and a comparison paired by (source, trial)
     cancels it (issue 30). The runs share sources, trials and warm-up; each row names its group
     in ``interleaved``. One spec: ``measure``, with no such column. A peer (issue 33) that misses
-    its deadline has been killed: its source is one "hung" row and the run goes on."""
+    its deadline has been killed: its source is one "hung" row and the run goes on.
+
+    ``enough(n, tables)``, if given, is asked after each source (``n`` done so far, ``tables()``
+    the tables of those): True ends the run there, on one warm-up and one setup, as a shorter run
+    would have ended (sequential sampling's batches: claims/sequential.Looks)."""
     if not specs:
         raise InputError("no run to measure")
     first = specs[0]
@@ -137,6 +141,10 @@ def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print,
                 message = r.end_source(label, first.trials, bool(group))
                 if message:
                     checker.say(message)
+            if enough is not None and enough(i + 1, lambda n=i + 1: [
+                    _so_far(graph, specs, ready, tables, n)[k] for k in range(len(specs))]):
+                tables = _so_far(graph, specs, [], tables, i + 1)  # those not run, cut short
+                break
         checker.settle()
     finally:
         checker.close()
@@ -146,6 +154,15 @@ def measure_interleaved(graph: CSRGraph, specs: list[RunSpec], log=print,
     for r in ready:
         tables[r.index] = series_on_first_row(pd.DataFrame(r.rows))
     return [tables[i] for i in range(len(specs))]
+
+
+def _so_far(graph, specs, ready, not_run: dict, n: int) -> dict:
+    """{run index: its table over its first ``n`` sources}: the runs not run here cut to those
+    sources (their rows name a source's label), with the tables of those that ran."""
+    kept = {int(graph.label_of(s)) for s in specs[0].sources[:n]}
+    out = {k: t[t["source"].isin(kept)].reset_index(drop=True) for k, t in not_run.items()}
+    out.update({r.index: pd.DataFrame(r.rows) for r in ready})
+    return out
 
 
 def series_on_first_row(table: pd.DataFrame) -> pd.DataFrame:

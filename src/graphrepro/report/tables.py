@@ -16,15 +16,23 @@ def load_runs(paths, labels=None) -> pd.DataFrame:
     source labels}) each table is checked to hold every row its run writes."""
     from ..harness.files import read_run_table
 
+    from ..harness.files import read_provenance
+
     frames = []
     for p in paths:
         graph = Path(p).parent.name  # runs/<graph>/<run id>.csv
-        df = read_run_table(p, (labels or {}).get(graph))
+        sampled = (read_provenance(Path(p)) or {}).get("sampling")
+        want = (labels or {}).get(graph)
+        if sampled and want is not None:  # a sampled run timed its first sources only
+            want = want[:int(sampled["sources"])]
+        df = read_run_table(p, want)
         if "variant" not in df:  # run tables written before run ids existed: default parameters
             df.insert(df.columns.get_loc("solver") + 1, "variant", df["solver"])
         df["launch_path"], df["run"] = launch_path_of(Path(p)), _run_label(Path(p))
         df["run_table"] = f"runs/{graph}/{Path(p).name}"  # what the ledger says a claim read
         df["job"] = job_of(Path(p))
+        if sampled:  # why its sampling stopped: the ledger's `sampled` (claims/ledger.py)
+            df["sampled"] = str(sampled["stopped"])
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
