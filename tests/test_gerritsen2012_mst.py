@@ -120,7 +120,7 @@ def test_mst_refuses_what_a_solver_cannot_represent(tmp_path, capsys):
 # --- dead ends and contraction (observations 3, 4) ---------------------------------------------
 
 from graphrepro.solvers.gerritsen2012 import PER_BLOCK_MST, REDUCE, step  # noqa: E402
-from graphrepro.solvers.gerritsen2012.mst_reduce import DELETIONS, STORAGES  # noqa: E402
+from graphrepro.solvers.gerritsen2012.mst_reduce import DELETIONS, STORAGES, reduce_cpu  # noqa: E402
 
 VARIANTS = [(d, s) for d in DELETIONS for s in STORAGES]
 
@@ -151,6 +151,23 @@ def test_dead_ends_and_a_contracted_path():
     assert r.definite.tolist() == [0, 1, 3, 4, 5]
     assert r.counters["dead_end_edges"] == 2 and r.counters["contracted_paths"] == 1
     assert set(r.timings) == {"dead_ends", "contraction"}
+
+
+@pytest.mark.parametrize("storage", ["growing", "prealloc"])
+def test_marking_counts_each_array_against_section_3_3_2s_bound(storage):
+    # the graph above: dead ends 2-5-6 go, path 0-1-2-3-4 becomes edge 6 = (0, 4), appended to
+    # the arrays of 0 and 4 beside their marked edge: 2 entries where 1 was, 1 of them marked
+    u, v, w = [0, 1, 2, 3, 2, 5], [1, 2, 3, 4, 5, 6], [5, 7, 9, 1, 3, 4]
+    keep = np.array([True, False, False, False, True, False, False])
+    args = (7, np.array(u), np.array(v), np.array(w), keep)
+    r = reduce_cpu(*args, deletion="mark", storage=storage, count=True)
+    assert {k: r.counters[k] for k in r.counters if k.startswith("array_")} == {
+        "array_end_over_start": 2.0, "array_marked_over_start": 1.0,
+        "array_entries_start": 12, "array_entries_end": 14, "array_marked_end": 12}
+    # the answer is the timed pass's, which counts nothing of the arrays
+    plain = reduce_cpu(*args, deletion="mark", storage=storage)
+    assert (plain.u.tolist(), plain.definite.tolist()) == (r.u.tolist(), r.definite.tolist())
+    assert not any(k.startswith("array_") for k in plain.counters)
 
 
 def test_tie_on_the_path_maximum_picks_the_largest_pair():
@@ -332,6 +349,12 @@ def test_measure_blocks_times_five_parts_and_verifies(small_zgrid, variant):
         assert (t[f"{p}_ms"] >= 0).all()
     np.testing.assert_allclose(t["total_ms"], t[[f"{p}_ms" for p in PARTS]].sum(axis=1))
     assert (t["kept_edges"] + t["definite_edges"] == 63).all()
+    if variant == "cpu_baseline":  # real deletion: section 3.3.2's bound is not its to count
+        assert "reduce_array_end_over_start" not in t
+    else:  # counted in an untimed pass beside each block's first trial only
+        first = t["trial"] == 0
+        assert t.loc[first, "reduce_array_end_over_start"].between(1, 2).all()
+        assert t.loc[~first, "reduce_array_end_over_start"].isna().all()
 
 
 def test_measure_blocks_gpu_versions_say_why_they_did_not_run(small_zgrid):

@@ -228,6 +228,30 @@ def _contract(n, w, keep, growing, real, lists, slots, cnt, eu, ev, ew, erep, al
     return ne, nd
 
 
+@numba.njit(cache=True)
+def _array_ends(growing, lists, slots, cnt, alive, n):
+    """Each vertex's adjacency array at the end: its entries, and how many are marked removed."""
+    end = np.zeros(n, dtype=np.int64)
+    marked = np.zeros(n, dtype=np.int64)
+    for x in range(n):
+        for k in range(_len(growing, lists, slots, cnt, x)):
+            end[x] += 1
+            if not alive[_get(growing, lists, slots, cnt, x, k)]:
+                marked[x] += 1
+    return end, marked
+
+
+def array_bounds(start: np.ndarray, end: np.ndarray, marked: np.ndarray) -> dict:
+    """Section 3.3.2: "an array that has n edges initially will have at most n * 2 edges at the
+    end, of which at most n are marked as removed". Per vertex with edges at the start, the
+    largest end / start and marked / start over the block, and the totals."""
+    has = start > 0
+    worst = (lambda x: float((x[has] / start[has]).max())) if has.any() else (lambda x: 0.0)
+    return {"array_end_over_start": worst(end), "array_marked_over_start": worst(marked),
+            "array_entries_start": int(start.sum()), "array_entries_end": int(end.sum()),
+            "array_marked_end": int(marked.sum())}
+
+
 # --- the step ------------------------------------------------------------------------------------
 
 class _Workspace:
@@ -271,8 +295,11 @@ def _empty_lists():
 
 
 @register_step(REDUCE, "cpu")
-def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prealloc") -> Reduced:
-    """Dead ends removed, then maximal paths contracted, of the forest (u, v, w) on n vertices."""
+def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prealloc",
+               count: bool = False) -> Reduced:
+    """Dead ends removed, then maximal paths contracted, of the forest (u, v, w) on n vertices.
+    ``count``: also each adjacency array's length and marked entries at the end (array_bounds),
+    for a counting pass: a walk over every array the timed passes do not make."""
     if deletion not in DELETIONS:
         raise ValueError(f"deletion must be one of {DELETIONS}, not {deletion!r}")
     if storage not in STORAGES:
@@ -319,4 +346,7 @@ def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prea
                     "contracted_path_edges": int(counters[4]), "kept_edges": len(kept),
                     "marked_entries_skipped": int(counters[2]),
                     "entries_moved_by_erase": int(counters[3])}
+    if count:
+        start = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
+        out.counters.update(array_bounds(start, *_array_ends(growing, lists, slots, cnt, alive, n)))
     return out
