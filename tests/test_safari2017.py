@@ -191,6 +191,10 @@ def test_fig3_has_speedups_and_why(runs, stats):
                                                                    rel=1e-3)
     assert ledger.loc["f3.times", "verdict"] == "not testable here"
     assert "3.055-3.696" in summary(rows.astype(str))  # 3.36x, one 10% tolerance (claims/bands.py)
+    # s32.majority from the simulated LBR's counting pass, under both readings of "updated"
+    majority = ledger.loc["s32.majority"]
+    assert majority["verdict"] != "not testable here", majority["reason"]
+    assert "final" in majority["reason"] and "set at all" in majority["reason"]
 
 
 def test_fig4_judges_depth_and_vertices_per_thread_in_the_ledger(grid, stats):

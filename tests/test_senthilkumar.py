@@ -223,9 +223,14 @@ def test_switch_and_iterations_targets(runs, stats):
     table, ledger = judged("senthilkumar_iterations", runs[runs["variant"] != "dijkstra"], stats)
     assert set(table["method"]) >= {"workfront", "nearfar", "hybrid"}
     assert (pd.to_numeric(table["rounds"]) >= 1).all()
-    assert set(ledger.index) == {"sk.step", "sk.work", "sk.road_iterations", "sk.nearfar_work"}
+    assert set(ledger.index) == {"sk.step", "sk.work", "sk.road_iterations", "sk.nearfar_work",
+                                 "sk.round_parallelism"}
     # near-far's work against the serial Dijkstra's needs its runs: without them, said so
     assert ledger.loc["sk.nearfar_work", "verdict"] == "not testable here"
+    # its parallelism needs only its own counting pass: judged from the simulated run
+    busy = ledger.loc["sk.round_parallelism"]
+    assert busy["verdict"] in ("reproduced", "not reproduced"), busy["reason"]
+    assert "road: busiest round" in busy["reason"] and "resident threads" in busy["reason"]
     import matplotlib
 
     matplotlib.use("Agg")
