@@ -243,8 +243,8 @@ MARKING = ("not counted in this run: its Table 3.3 tables predate the counting p
 
 
 def _marking(benchmarks):
-    """Section 3.3.2's bound, per block of the marking versions (their first trial's counting
-    pass): the worst array's entries at the end over its edges at the start, and twice its
+    """Section 3.3.2's bound, per block of the marking versions (counted from the arrays each
+    block's first trial left): the worst array's entries at the end over its edges at the start, and twice its
     marked entries over them; both at most 2 is the bound ("at most n * 2 ..., of which at most
     n are marked")."""
     values, used, ends, marks = [], [], [], []

@@ -118,13 +118,6 @@ def _key(kind, s, bx, by):
 
 
 
-def perimeter_mask(b: int) -> np.ndarray:
-    """The cells a block's reduce step keeps (its boundary), as a mask of its b * b cells."""
-    keep = np.zeros(b * b, dtype=bool)
-    keep[boundary_cells(b)] = True
-    return keep
-
-
 def process_block(zb: ZBlocks, store: BlockStore, b: int, bx: int, by: int, block_mst, reducer,
                   per_block_params: dict, reduce_params: dict, *, whole: bool = False,
                   keep_arrays: bool = False) -> dict:
@@ -149,7 +142,9 @@ def process_block(zb: ZBlocks, store: BlockStore, b: int, bx: int, by: int, bloc
         row["other"] += (time.perf_counter() - t1) * 1e3
         return row
     per_local = boundary_cells(b)
-    red = reducer(b * b, bm.u, bm.v, bm.w, perimeter_mask(b), **reduce_params)
+    keep = np.zeros(b * b, dtype=bool)
+    keep[per_local] = True
+    red = reducer(b * b, bm.u, bm.v, bm.w, keep, **reduce_params)
     t2 = time.perf_counter()
     d = red.definite
     store.write(_key("def", b, bx, by), u=gid[bm.u[d]], v=gid[bm.v[d]], w=bm.w[d])

@@ -37,8 +37,7 @@ from ...terrain.dem import grid_edges
 from ..base import parse_run_id
 from . import PER_BLOCK_MST, REDUCE, step
 from .block_check import block_reference, verify_block  # noqa: F401 (verify_block: here too)
-from .mst_io import PARTS, io_mst, perimeter_mask, process_block
-from .mst_reduce import reduce_cpu
+from .mst_io import PARTS, io_mst, process_block
 from .mst_journal import FINGERPRINT, WorkDirMismatch, file_sha256
 
 # Chapter 3's versions: (per-block step, reduce step). The thesis's baseline ran dead ends and
@@ -151,7 +150,6 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
     except KeyError as e:
         return not_run(f"not run: step not built here ({e.args[0]})")
     device_name = gpu.device_name() if device == "gpu" else "cpu"
-    marking = reducer is reduce_cpu and red_params.get("deletion", "mark") == "mark"
     rows = []
     with tempfile.TemporaryDirectory(prefix="graphrepro-blocks-") as tmp:
         store = BlockStore(Path(tmp), counter)
@@ -161,15 +159,13 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
                                 keep_arrays=check)
             if check:
                 where = f"{per_block} on block ({bx}, {by}) of {Path(zgrid).name}"
-                bm = row.pop("_mst")
-                verify_block(row.pop("_values"), bm, where=where,
+                verify_block(row.pop("_values"), row.pop("_mst"), where=where,
                              tie_check=is_gpu(per_block), reference=(references or {}).get(i))
-                if marking:  # section 3.3.2's bound: an untimed counting pass, trial 0 only
-                    counted = reduce_cpu(b * b, bm.u, bm.v, bm.w, perimeter_mask(b), count=True,
-                                         **red_params).counters
-                    row.update({f"reduce_{k}": counted[k] for k in counted
-                                if k.startswith("array_")})
                 red = row.pop("_reduced")
+                # section 3.3.2's bound on a marking step's arrays: counted untimed, on each
+                # block's first trial, from the arrays its timed call left
+                if red.array_ends and red_params.get("deletion", "mark") == "mark":
+                    row.update({f"reduce_{k}": x for k, x in red.array_ends().items()})
                 both = np.sort(np.concatenate([red.rep, red.definite]))
                 if not np.array_equal(both, np.arange(len(both))) or \
                         len(both) != b * b - 1:

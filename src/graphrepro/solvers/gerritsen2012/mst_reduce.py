@@ -295,11 +295,10 @@ def _empty_lists():
 
 
 @register_step(REDUCE, "cpu")
-def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prealloc",
-               count: bool = False) -> Reduced:
+def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prealloc") -> Reduced:
     """Dead ends removed, then maximal paths contracted, of the forest (u, v, w) on n vertices.
-    ``count``: also each adjacency array's length and marked entries at the end (array_bounds),
-    for a counting pass: a walk over every array the timed passes do not make."""
+    ``array_ends`` of the result counts each adjacency array at the end (array_bounds) when a
+    counting pass calls it: the timed call only keeps the arrays."""
     if deletion not in DELETIONS:
         raise ValueError(f"deletion must be one of {DELETIONS}, not {deletion!r}")
     if storage not in STORAGES:
@@ -346,7 +345,10 @@ def reduce_cpu(n, u, v, w, keep, *, deletion: str = "mark", storage: str = "prea
                     "contracted_path_edges": int(counters[4]), "kept_edges": len(kept),
                     "marked_entries_skipped": int(counters[2]),
                     "entries_moved_by_erase": int(counters[3])}
-    if count:
+
+    def array_ends():
         start = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
-        out.counters.update(array_bounds(start, *_array_ends(growing, lists, slots, cnt, alive, n)))
+        return array_bounds(start, *_array_ends(growing, lists, slots, cnt, alive, n))
+
+    out.array_ends = array_ends
     return out
