@@ -305,7 +305,8 @@ def lbr_counted(graph, counts, blind=5):
 
 
 def test_s32_majority_is_counted_after_the_blind_launches_under_both_readings():
-    from graphrepro.experiments.safari2017_evidence import MAJORITY, evidence_fig3
+    from graphrepro.experiments.safari2017_blind import MAJORITY
+    from graphrepro.experiments.safari2017_evidence import evidence_fig3
 
     stats = {"ny": {"stands_for": "New York"}, "calnev": {"stands_for": "CalNev"}}
     claims = claims_of("safari2017", "safari2017_fig3")

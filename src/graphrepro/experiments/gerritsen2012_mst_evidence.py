@@ -235,8 +235,8 @@ def evidence_table3_3(claims, runs, stats, benchmarks=None) -> dict:
             "s332.marking": _marking(benchmarks)}
 
 
-# run 3's Table 3.3 tables: made before the counting pass counted the arrays' ends
-MARKING = ("not counted in this run: its Table 3.3 tables predate the counting pass's count of "
+# run 3's Table 3.3 tables: made before the arrays' ends were counted
+MARKING = ("not counted in this run: its Table 3.3 tables predate the untimed count of "
            "each adjacency array's entries and marked entries at the end against its edges at "
            "the start (reduce_array_end_over_start, reduce_array_marked_over_start); a run since "
            "counts them")

@@ -13,7 +13,7 @@ from ..claims.rule import Across, Bootstrap, Exact, Fit, Readings, Spread, Sweep
 from ..claims.runs import (aligned, across, data_of, drift_between, graph_for, interleaved,
                            launch_problem, left_out, missing, pass_drift, per_source, ratio,
                            tables, trial_table, units_of)
-from ..harness.sources import degenerate_minimum
+from .safari2017_blind import blind_majority, calibration_problem
 
 PERSISTENT = "lbr_persistent"
 # Table 1's road graphs: the set "across the seven road graphs" and "on every graph" speak of
@@ -27,18 +27,6 @@ def _graphs(runs: pd.DataFrame, stats: dict) -> list[str]:
 def _reweighted(stats: dict, graph: str) -> bool:
     """A graph with its weights replaced (ny_w10: Fig. 4's 1..10), read beside its original."""
     return bool(((stats.get(graph) or {}).get("origin") or {}).get("reweight"))
-
-
-def calibration_problem(runs: pd.DataFrame, graph: str) -> str | None:
-    """Why LBR's N on ``graph`` was calibrated on a degenerate minimum (defect 1), else None:
-    a source that reaches a handful of vertices ends Harish in a few rounds, N = that / k, and
-    LBR then runs almost all its launches with a read-back."""
-    h = runs[(runs["graph"] == graph) & (runs["variant"] == "harish") & (runs["status"] == "ok")]
-    if h.empty:
-        return None
-    iterations = h.groupby("source")["iterations"].min()
-    why = degenerate_minimum(iterations.to_dict())
-    return f"LBR's N on {graph} was calibrated on a degenerate minimum ({why})" if why else None
 
 
 # --- Table 1 ----------------------------------------------------------------------------------
@@ -227,48 +215,8 @@ def evidence_fig3(claims, runs, stats) -> dict:
     out["f3.conjecture"] = _conjecture(runs, stats, graphs)
     out["s35.w10_faster"] = _w10_faster(runs, stats, graphs, everything)
     out["s4.blind"] = _blind(runs, stats, graphs)
-    out["s32.majority"] = _majority(runs, stats, graphs)
+    out["s32.majority"] = blind_majority(runs, stats, graphs)
     return out
-
-
-# run 3's LBR tables: made before the counting pass counted what the blind launches left
-MAJORITY = ("not counted in this run: its LBR tables predate the counting pass's count of the "
-            "distances set and final when the N blind launches ended (blind_set_vertices, "
-            "blind_final_vertices); a run since counts them")
-# "updated the distances": given one at all, or given the final one; the text does not say
-MAJORITY_READINGS = {"final": "blind_final_vertices", "set at all": "blind_set_vertices"}
-
-
-def _majority(runs, stats, graphs):
-    """Section 3.2's "after the N blind launches we expect to have updated the distances of
-    majority of vertices": per counted source of LBR at the calibrated N, the share of the
-    vertices the source reaches whose distance was final (or set at all) when the blind launches
-    ended. Counts: every source must show a majority under both readings."""
-    shares: dict = {label: [] for label in MAJORITY_READINGS}
-    used, gone, medians = [], {}, []
-    for g in graphs:
-        problem = missing(runs, g, "lbr")
-        problem = problem.reason if problem else calibration_problem(runs, g)
-        if problem:
-            gone[g] = problem
-            continue
-        ok = runs[(runs["graph"] == g) & (runs["variant"] == "lbr") & (runs["status"] == "ok")]
-        if "blind_final_vertices" not in ok or ok["blind_final_vertices"].isna().all():
-            gone[g] = MAJORITY
-            continue
-        per = ok.dropna(subset=["blind_final_vertices"]).groupby("source").first()
-        for label, column in MAJORITY_READINGS.items():
-            shares[label] += (100 * per[column] / per["reached_vertices"]).tolist()
-        used.append(g)
-        medians.append(f"{g} {100 * (per['blind_final_vertices'] / per['reached_vertices']).median():.3g}% "
-                       f"final after N = {int(per['blind_launches'].median())}")
-    if not used:
-        return Untestable(reason=next(iter(gone.values()), "no LBR run in this config"))
-    detail = "; ".join(medians + ([left_out(gone)] if gone else []))
-    parts = [Exact(values=v, what="sources", data=data_of(stats, used),
-                   reads=tables(used, ["lbr"])) for v in shares.values()]
-    return Readings(parts=parts, labels=list(shares), n=f"{len(shares['final'])} sources counted",
-                    data=data_of(stats, used), reads=tables(used, ["lbr"]), detail=detail)
 
 
 def _calibration(runs, stats, graphs, everything):
