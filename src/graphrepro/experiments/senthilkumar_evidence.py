@@ -247,18 +247,21 @@ def _round_parallelism(runs, stats, graph):
     if gone:
         return gone
     ok = runs[(runs["graph"] == graph) & (runs["variant"] == "nearfar") & (runs["status"] == "ok")]
-    busiest = pd.Series(np.nan, index=ok.index)
-    if "busiest_round_arcs" in ok:
-        busiest = pd.to_numeric(ok["busiest_round_arcs"], errors="coerce")
+
+    def column(name):
+        return pd.to_numeric(ok[name], errors="coerce") if name in ok else \
+            pd.Series(np.nan, index=ok.index)
+
+    busiest = column("busiest_round_arcs")
     if "per_round_arcs" in ok:
         from_series = ok["per_round_arcs"].map(
             lambda text: max((int(x) for x in str(text).split(";") if x), default=np.nan)
             if isinstance(text, str) else np.nan)
         busiest = busiest.fillna(from_series)
-    threads = pd.to_numeric(ok.get("resident_threads"), errors="coerce")
-    counted = pd.DataFrame({"source": ok["source"], "busiest": busiest, "threads": threads,
-                            "mean": pd.to_numeric(ok.get("arcs_relaxed"), errors="coerce")
-                            / pd.to_numeric(ok.get("iterations"), errors="coerce")}).dropna()
+    counted = pd.DataFrame({"source": ok["source"], "busiest": busiest,
+                            "threads": column("resident_threads"),
+                            "mean": column("arcs_relaxed") / column("iterations")})
+    counted = counted.dropna(subset=["busiest", "threads"])
     if counted.empty:
         return Untestable(reason=f"nearfar on {graph}: no counting pass recorded its rounds' arcs "
                                  f"and resident threads")
@@ -267,9 +270,10 @@ def _round_parallelism(runs, stats, graph):
     return Exact(values=share.tolist(), what="sources",
                  n=f"{len(per)} source{'s' * (len(per) != 1)} counted",
                  data=data_of(stats, [graph]), reads=tables(graph, ["nearfar"]),
-                 detail=f"{graph}: busiest round {int(per['busiest'].max())} arcs, mean round "
-                        f"{per['mean'].mean():.4g}, against {int(per['threads'].max())} resident "
-                        f"threads")
+                 detail=f"{graph}: busiest round {int(per['busiest'].max())} arcs"
+                        + (f", mean round {per['mean'].mean():.4g}" if per["mean"].notna().any()
+                           else "")
+                        + f", against {int(per['threads'].max())} resident threads")
 
 
 def _cal_vs_ca(runs, stats, graphs, pub):
