@@ -364,7 +364,8 @@ def test_fig2_coalescing_and_transfer_verdicts():
                   ("d1k", "an_bf_outgoing", 50.0, 2.0), ("d1k", "an_bf_edgelist", 3.0, 2.0)])
     _, v = judged("an2017_fig2", runs)
     assert v == {"a.fig2.pull": "reproduced", "a.fig2.edge": "reproduced",
-                 "a.fig2.atomics": "not testable here"}  # its control did not run
+                 "a.fig2.atomics": "not testable here",  # its control did not run
+                 "a.s43.edgelist": "reproduced"}  # the edge list's 3 ms against incoming's 5
     # with the control: outgoing 50, without atomics 10, incoming 5: 40 of the 45 the atomics'
     runs = _runs([("d1k", BASIC, 2.0, 2.0), ("d1k", "an_bf_incoming", 5.0, 2.0),
                   ("d1k", "an_bf_outgoing", 50.0, 2.0), ("d1k", "an_bf_edgelist", 3.0, 2.0),

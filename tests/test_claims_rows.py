@@ -181,6 +181,93 @@ def test_sk_cal_vs_ca_is_workfront_on_the_two_road_graphs_and_refused_across_job
     assert gone.reason == "not in this config: no graph stands for roadNet-CAL"
 
 
+def nearfar_rounds(graph, busiest, threads=1024, series=None):
+    """Near-far's counting-pass totals on ``graph``: {source: busiest round's arcs}; ``series``
+    puts a per-round series on the first row instead of the total (a table before the total)."""
+    rows = [{"graph": graph, "variant": "nearfar", "status": "ok", "source": s, "trial": 0,
+             "solve_ms": 1.0, "iterations": 10, "arcs_relaxed": 10 * b // 2,
+             "resident_threads": threads, "busiest_round_arcs": b}
+            for s, b in busiest.items()]
+    if series is not None:
+        for r in rows:
+            r.pop("busiest_round_arcs")
+        rows[0]["per_round_arcs"] = ";".join(map(str, series))
+    return pd.DataFrame(rows)
+
+
+def test_sk_round_parallelism_is_near_fars_busiest_round_against_the_resident_threads():
+    from graphrepro.experiments.senthilkumar_evidence import evidence_iterations
+
+    road = {"origin": {"kind": "synthetic", "dataset": "roadnet_ca"}, "min_weight": 1,
+            "max_weight": 9}
+    stats = {"roadnet_ca": road, "roadnet_cal": {**road, "origin": {"kind": "synthetic",
+                                                                      "dataset": "roadnet_cal"}}}
+    claims = claims_of("senthilkumar", "senthilkumar_iterations")
+
+    def verdict(runs):
+        ev = evidence_iterations(claims, runs, stats)
+        return judged("senthilkumar", "senthilkumar_iterations", ev)["sk.round_parallelism"]
+
+    low = pd.concat([nearfar_rounds("roadnet_ca", {0: 200, 1: 500}),
+                     nearfar_rounds("roadnet_cal", {0: 90})])
+    v, reason = verdict(low)
+    assert v == "reproduced" and "roadnet_ca: busiest round 500 arcs, mean round 175" in reason, \
+        reason
+    # one source's busiest round fills the resident threads: "every iteration" is broken
+    busy = pd.concat([nearfar_rounds("roadnet_ca", {0: 200, 1: 1500}),
+                      nearfar_rounds("roadnet_cal", {0: 90})])
+    assert verdict(busy)[0] == "not reproduced"
+    # run 3's tables: the first source's per-round series gives its busiest round
+    old = pd.concat([nearfar_rounds("roadnet_ca", {0: 0, 1: 0}, series=[1, 300, 40]),
+                     nearfar_rounds("roadnet_cal", {0: 0}, series=[2, 90])])
+    v, reason = verdict(old)
+    assert v == "reproduced" and "busiest round 300 arcs" in reason, reason
+    assert verdict(old.drop(columns="per_round_arcs"))[0] == "not testable here"
+
+
+def bf_runs(times: dict, group=True) -> pd.DataFrame:
+    """an2017's vertex versions and edge list on each graph: {graph: {run: [ms per source]}},
+    two trials a source, in one interleaved group where ``group``."""
+    together = {"interleaved": "an_bf_edgelist|an_bf_incoming|an_bf_outgoing"} if group else {}
+    return pd.DataFrame([{"graph": g, "variant": v, "status": "ok", "source": s, "trial": t,
+                          "solve_ms": ms * (1 + 0.01 * t), **together}
+                         for g, per in times.items() for v, mss in per.items()
+                         for s, ms in enumerate(mss) for t in range(2)])
+
+
+def test_a_s43_edgelist_is_the_vertex_versions_over_the_edge_list_in_one_job():
+    from graphrepro.experiments.an2017_evidence import evidence_fig2
+
+    stats = {"dense_1024": {"vertices": 1024}, "road_40x40": {"vertices": 1600}}
+    claims = claims_of("an2017", "an2017_fig2")
+    claim = claims.set_index("claim_id").loc["a.s43.edgelist"].to_dict()
+    fast = {"an_bf_incoming": [30.0, 32.0, 31.0], "an_bf_outgoing": [90.0, 95.0, 91.0],
+            "an_bf_edgelist": [10.0, 11.0, 10.5]}
+    runs = bf_runs({"dense_1024": fast, "road_40x40": fast})
+    ev = evidence_fig2(claims, runs, stats)["a.s43.edgelist"]
+    j = judge(claim, ev)
+    assert j.verdict == "reproduced", j.reason
+    assert "dense_1024: incoming 31.16 ms, outgoing 92.46 ms, edge list 10.55 ms, timed " \
+           "interleaved" in j.reason, j.reason
+    assert ev.parts[0].units == "(source, trial) triples"
+    assert ev.parts[0].reads == (("dense_1024", "an_bf_incoming"), ("dense_1024", "an_bf_outgoing"),
+                                 ("dense_1024", "an_bf_edgelist"))
+    # the edge list slower than incoming on one graph: the ordering fails there
+    slow = {**fast, "an_bf_edgelist": [40.0, 41.0, 42.0]}
+    ev = evidence_fig2(claims, bf_runs({"dense_1024": fast, "road_40x40": slow}), stats)
+    assert judge(claim, ev["a.s43.edgelist"]).verdict == "not reproduced"
+    # timed in separate jobs (as run 3 timed them): the rule refuses
+    apart = evidence_fig2(claims, bf_runs({"dense_1024": fast}, group=False),
+                          stats)["a.s43.edgelist"]
+    apart.parts[0].jobs = ("2026-11-26T19:29:47 card 07", "2026-11-26T15:46:37 card 06")
+    j = judge(claim, apart)
+    assert j.verdict == "not testable here" and j.reason.startswith("sides timed apart"), j.reason
+    # the edge list not run: said, not judged
+    none = bf_runs({"dense_1024": {k: v for k, v in fast.items() if k != "an_bf_edgelist"}})
+    j = judge(claim, evidence_fig2(claims, none, stats)["a.s43.edgelist"])
+    assert j.verdict == "not testable here" and "an_bf_edgelist on dense_1024" in j.reason
+
+
 def test_singla_parallelism_is_threads_per_round_counted_from_each_graph():
     from graphrepro.experiments.singla_evidence import evidence
 
@@ -198,24 +285,80 @@ def test_singla_parallelism_is_threads_per_round_counted_from_each_graph():
 
 def test_rows_with_no_measurement_say_what_was_not_counted():
     claims = load_claims().set_index("claim_id")
-    from graphrepro.experiments.an2017_evidence import PIECES
-    from graphrepro.experiments.safari2017_evidence import MAJORITY
-
-    from graphrepro.experiments.an2017_evidence import evidence_transfers
+    from graphrepro.experiments.an2017_evidence import PIECES, evidence_transfers
 
     none = pd.DataFrame(columns=["graph", "variant", "status", "source", "trial"])
     ev = evidence_transfers(claims_of("an2017", "an2017_transfers"), none, {})
     assert ev["a.t41.pieces"].reason == PIECES
+    j = judge(claims.loc["a.t41.pieces"].to_dict(), Untestable(reason=PIECES))
+    assert j.verdict == "not testable here" and j.reason == PIECES
+    assert PIECES.startswith("not measured: the transfer benchmark splits the matrix into two")
+
+
+def lbr_counted(graph, counts, blind=5):
+    """LBR's counting-pass totals on ``graph``: [(reached, set, final) per source]."""
+    return pd.DataFrame([{"graph": graph, "variant": "lbr", "status": "ok", "source": s,
+                          "trial": t, "solve_ms": 1.0, "blind_launches": blind,
+                          "reached_vertices": r, "blind_set_vertices": st,
+                          "blind_final_vertices": f}
+                         for s, (r, st, f) in enumerate(counts) for t in range(2)])
+
+
+def test_s32_majority_is_counted_after_the_blind_launches_under_both_readings():
+    from graphrepro.experiments.safari2017_blind import MAJORITY
+    from graphrepro.experiments.safari2017_evidence import evidence_fig3
+
+    stats = {"ny": {"stands_for": "New York"}, "calnev": {"stands_for": "CalNev"}}
+    claims = claims_of("safari2017", "safari2017_fig3")
+
+    def verdict(runs):
+        return judged("safari2017", "safari2017_fig3",
+                      evidence_fig3(claims, runs, stats))["s32.majority"]
+
+    most = pd.concat([lbr_counted("ny", [(100, 95, 80), (100, 90, 70)]),
+                      lbr_counted("calnev", [(50, 50, 40)])])
+    v, reason = verdict(most)
+    assert v == "reproduced" and "final 80 (70-80) inside" in reason, reason
+    assert "ny 75% final after N = 5" in reason
+    # set, but not yet final, on most vertices: the readings disagree, nothing is decided
+    set_only = pd.concat([lbr_counted("ny", [(100, 95, 30)]), lbr_counted("calnev", [(50, 50, 20)])])
+    v, reason = verdict(set_only)
+    assert v == "inconclusive" and "the readings disagree" in reason, reason
+    few = lbr_counted("ny", [(100, 30, 20)])
+    assert verdict(few)[0] == "not reproduced"
+    # run 3's tables: no counts, said
+    v, reason = verdict(most.drop(columns=["blind_final_vertices", "blind_set_vertices"]))
+    assert v == "not testable here" and reason == MAJORITY
+
+
+def marking_blocks(variant, end_over_start, marked_over_start):
+    """A marking version's first trials with the counting pass's array bounds, per block."""
+    from test_gerritsen2012_mst import fake_blocks
+
+    return fake_blocks(variant, [10.0] * len(end_over_start)).assign(
+        reduce_array_end_over_start=end_over_start,
+        reduce_array_marked_over_start=marked_over_start)
+
+
+def test_s332_marking_is_every_blocks_fullest_array_against_2n():
     from graphrepro.experiments.gerritsen2012_mst_evidence import MARKING, evidence_table3_3
 
-    ev = evidence_table3_3(claims_of("gerritsen2012", "gerritsen2012_table3_3"), None, {})
-    assert ev["s332.marking"].reason == MARKING
-    assert MARKING.startswith("not counted: the reduce step counts the marked entries it steps")
-    for cid, why in (("s32.majority", MAJORITY), ("a.t41.pieces", PIECES)):
-        j = judge(claims.loc[cid].to_dict(), Untestable(reason=why))
-        assert j.verdict == "not testable here" and j.reason == why
-    assert MAJORITY.startswith("not counted: the LBR runs record their blind and flag launches")
-    assert PIECES.startswith("not measured: the transfer benchmark splits the matrix into two")
+    def verdict(benchmarks):
+        ev = evidence_table3_3(claims_of("gerritsen2012", "gerritsen2012_table3_3"), None, {},
+                               benchmarks=benchmarks)
+        return judged("gerritsen2012", "gerritsen2012_table3_3", ev)["s332.marking"]
+
+    ok = {"gerritsen2012_mst_cpu_mark": marking_blocks("cpu_mark", [2.0, 1.5], [1.0, 0.5]),
+          "gerritsen2012_mst_gpu_mark": marking_blocks("gpu_mark", [1.5, 1.5], [0.5, 0.5])}
+    v, reason = verdict(ok)
+    assert v == "reproduced" and "ends with cpu_mark 2, gpu_mark 1.5 x" in reason, reason
+    # an array with more than n marked entries breaks the second half of the bound
+    over = {"gerritsen2012_mst_cpu_mark": marking_blocks("cpu_mark", [2.0, 1.5], [1.25, 0.5])}
+    assert verdict(over)[0] == "not reproduced"
+    # run 3's tables: no counts, said
+    plain = {"gerritsen2012_mst_cpu_mark": marking_blocks("cpu_mark", [2.0], [1.0]).drop(
+        columns=["reduce_array_end_over_start", "reduce_array_marked_over_start"])}
+    assert verdict(plain) == ("not testable here", MARKING)
 
 
 # --- rows that need code say truly why they are not tested ---------------------------------------

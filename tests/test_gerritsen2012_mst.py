@@ -154,6 +154,20 @@ def test_dead_ends_and_a_contracted_path():
     assert set(r.timings) == {"dead_ends", "contraction"}
 
 
+@pytest.mark.parametrize("storage", ["growing", "prealloc"])
+def test_marking_counts_each_array_against_section_3_3_2s_bound(storage):
+    # the graph above: dead ends 2-5-6 go, path 0-1-2-3-4 becomes edge 6 = (0, 4), appended to
+    # the arrays of 0 and 4 beside their marked edge: 2 entries where 1 was, 1 of them marked
+    u, v, w = [0, 1, 2, 3, 2, 5], [1, 2, 3, 4, 5, 6], [5, 7, 9, 1, 3, 4]
+    keep = np.array([True, False, False, False, True, False, False])
+    r = step(REDUCE, "cpu")(7, np.array(u), np.array(v), np.array(w), keep, deletion="mark",
+                            storage=storage)
+    assert not any(k.startswith("array_") for k in r.counters)  # the timed call counts nothing
+    assert r.array_ends() == {  # the counting pass, from the arrays the call left
+        "array_end_over_start": 2.0, "array_marked_over_start": 1.0,
+        "array_entries_start": 12, "array_entries_end": 14, "array_marked_end": 12}
+
+
 def test_tie_on_the_path_maximum_picks_the_largest_pair():
     # 0 - 1 - 2 - 3 all weight 4, ends kept: the rep is (2, 3), the last in packed-key order
     r = reduce_all(4, [0, 1, 2], [1, 2, 3], [4, 4, 4], [True, False, False, True])
@@ -335,6 +349,12 @@ def test_measure_blocks_times_five_parts_and_verifies(small_zgrid, variant):
         assert (t[f"{p}_ms"] >= 0).all()
     np.testing.assert_allclose(t["total_ms"], t[[f"{p}_ms" for p in PARTS]].sum(axis=1))
     assert (t["kept_edges"] + t["definite_edges"] == 63).all()
+    if variant == "cpu_baseline":  # real deletion: section 3.3.2's bound is not its to count
+        assert "reduce_array_end_over_start" not in t
+    else:  # counted in an untimed pass beside each block's first trial only
+        first = t["trial"] == 0
+        assert t.loc[first, "reduce_array_end_over_start"].between(1, 2).all()
+        assert t.loc[~first, "reduce_array_end_over_start"].isna().all()
 
 
 def test_measure_blocks_gpu_versions_say_why_they_did_not_run(small_zgrid):

@@ -69,11 +69,20 @@ def test_lbr_counters_on_a_hand_checked_graph(path_graph):
     assert r.distances.tolist() == [0, 1, 2, 3, 4]
     assert r.counters == {"iterations": 3, "kernel_launches": 4, "host_round_trips": 3,
                           "blind_launches": 0, "flag_launches": 3, "arcs_relaxed": 5,
-                          "atomics": 4, "improving_atomics": 4, "vertices_expanded": 3}
+                          "atomics": 4, "improving_atomics": 4, "vertices_expanded": 3,
+                          # no blind launch: the source alone had its distance (s32.majority)
+                          "reached_vertices": 5, "blind_set_vertices": 1,
+                          "blind_final_vertices": 1}
     # N = 1 blind launch (calibration 3 iterations // k = 2): one round trip fewer.
     r = solve(path_graph, "lbr@k=2,t=1", 0, calibration_iterations=3)
     assert (r.counters["blind_launches"], r.counters["flag_launches"],
             r.counters["host_round_trips"], r.counters["kernel_launches"]) == (1, 2, 2, 4)
+    # after it, vertices 0, 1, 2 have their final distances (0, 1, 2); 3 and 4 none yet
+    assert (r.counters["blind_set_vertices"], r.counters["blind_final_vertices"]) == (3, 3)
+    # k = 1, one blind launch: 0->1 gives 1 (final), the shortcut 0->2 gives 5, set, not final
+    r = solve(path_graph, "lbr@k=1,t=1,n=1", 0)
+    assert (r.counters["reached_vertices"], r.counters["blind_set_vertices"],
+            r.counters["blind_final_vertices"]) == (5, 3, 2)
     # An explicit n wins over the calibration.
     assert solve(path_graph, "lbr@k=2,t=1,n=2", 0, calibration_iterations=30).counters[
         "blind_launches"] == 2
@@ -182,6 +191,10 @@ def test_fig3_has_speedups_and_why(runs, stats):
                                                                    rel=1e-3)
     assert ledger.loc["f3.times", "verdict"] == "not testable here"
     assert "3.055-3.696" in summary(rows.astype(str))  # 3.36x, one 10% tolerance (claims/bands.py)
+    # s32.majority from the simulated LBR's counting pass, under both readings of "updated"
+    majority = ledger.loc["s32.majority"]
+    assert majority["verdict"] != "not testable here", majority["reason"]
+    assert "final" in majority["reason"] and "set at all" in majority["reason"]
 
 
 def test_fig4_judges_depth_and_vertices_per_thread_in_the_ledger(grid, stats):

@@ -93,12 +93,14 @@ def test_counters_on_a_hand_checked_graph(tiny_graph):
     assert wf["redundant_relaxations"] == 2 and wf["redundant_expansions"] == 2
     assert wf["per_round_queue"] == "1;3;2" and wf["per_round_arcs"] == "3;4;2"
     assert wf["per_round_improving"] == "3;2;0"
+    assert wf["busiest_round_arcs"] == 4 and wf["resident_threads"] >= 16  # sk.round_parallelism
     # Delta 5: 0 near; 1 (7) and 3 (9) far, 2 (1) near; then 1 improves to 4 (near) and 3 to 5
     # (far, already piled). The far pass drops 1 (settled below 5) and moves 3 into the near pile.
     nf = solve(tiny_graph, "nearfar@delta=5", 0).counters
     assert (nf["iterations"], nf["far_passes"], nf["vertices_expanded"], nf["arcs_relaxed"],
             nf["improving_atomics"]) == (4, 1, 4, 7, 5)
     assert nf["redundant_expansions"] == 0 and nf["per_round_expanded"] == "1;1;1;1"
+    assert nf["busiest_round_arcs"] == max(int(x) for x in nf["per_round_arcs"].split(";"))
 
 
 def test_heuristic_delta_and_parameter_checks(tiny_graph):
@@ -221,9 +223,14 @@ def test_switch_and_iterations_targets(runs, stats):
     table, ledger = judged("senthilkumar_iterations", runs[runs["variant"] != "dijkstra"], stats)
     assert set(table["method"]) >= {"workfront", "nearfar", "hybrid"}
     assert (pd.to_numeric(table["rounds"]) >= 1).all()
-    assert set(ledger.index) == {"sk.step", "sk.work", "sk.road_iterations", "sk.nearfar_work"}
+    assert set(ledger.index) == {"sk.step", "sk.work", "sk.road_iterations", "sk.nearfar_work",
+                                 "sk.round_parallelism"}
     # near-far's work against the serial Dijkstra's needs its runs: without them, said so
     assert ledger.loc["sk.nearfar_work", "verdict"] == "not testable here"
+    # its parallelism needs only its own counting pass: judged from the simulated run
+    busy = ledger.loc["sk.round_parallelism"]
+    assert busy["verdict"] in ("reproduced", "not reproduced"), busy["reason"]
+    assert "road: busiest round" in busy["reason"] and "resident threads" in busy["reason"]
     import matplotlib
 
     matplotlib.use("Agg")

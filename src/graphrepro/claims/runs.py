@@ -231,17 +231,21 @@ def left_out(reasons: dict) -> str:
                                      for reason, gs in by_reason.items()) if reasons else "")
 
 
-def across(parts: dict, stats: dict, what: str = "graphs", whole: int | None = None) -> Evidence:
+def across(parts: dict, stats: dict, what: str = "graphs", whole: int | None = None,
+           quote_parts: bool = False) -> Evidence:
     """One claim over several graphs: every part judged together (see rule.Across); parts that
     could not be measured are left out and named, and if none is left, the first reason. The
     claim speaks of ``whole`` graphs (default: every part given, the left-out ones too), so a
-    claim judged on fewer is shown on part of its scope only."""
+    claim judged on fewer is shown on part of its scope only. ``quote_parts``: the reason also
+    quotes each part's own numbers (its detail)."""
     ok = {g: e for g, e in parts.items() if not isinstance(e, Untestable)}
     gone = {g: e for g, e in parts.items() if isinstance(e, Untestable)}
     if not ok:
         first = next(iter(gone.values()), Untestable(reason="no graph in this config"))
         return Untestable(reason=first.reason)
     detail = left_out({g: e.reason for g, e in gone.items()})
+    if quote_parts:
+        detail = "; ".join(x for x in [e.detail for e in ok.values()] + [detail] if x)
     ns = sorted({e.n for e in ok.values()})
     return Across(parts=list(ok.values()), labels=list(ok), what=what, detail=detail,
                   n=f"{len(ok)} {what} x " + " / ".join(ns) if ns else "",

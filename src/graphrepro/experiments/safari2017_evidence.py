@@ -13,7 +13,7 @@ from ..claims.rule import Across, Bootstrap, Exact, Fit, Readings, Spread, Sweep
 from ..claims.runs import (aligned, across, data_of, drift_between, graph_for, interleaved,
                            launch_problem, left_out, missing, pass_drift, per_source, ratio,
                            tables, trial_table, units_of)
-from ..harness.sources import degenerate_minimum
+from .safari2017_blind import blind_majority, calibration_problem
 
 PERSISTENT = "lbr_persistent"
 # Table 1's road graphs: the set "across the seven road graphs" and "on every graph" speak of
@@ -27,18 +27,6 @@ def _graphs(runs: pd.DataFrame, stats: dict) -> list[str]:
 def _reweighted(stats: dict, graph: str) -> bool:
     """A graph with its weights replaced (ny_w10: Fig. 4's 1..10), read beside its original."""
     return bool(((stats.get(graph) or {}).get("origin") or {}).get("reweight"))
-
-
-def calibration_problem(runs: pd.DataFrame, graph: str) -> str | None:
-    """Why LBR's N on ``graph`` was calibrated on a degenerate minimum (defect 1), else None:
-    a source that reaches a handful of vertices ends Harish in a few rounds, N = that / k, and
-    LBR then runs almost all its launches with a read-back."""
-    h = runs[(runs["graph"] == graph) & (runs["variant"] == "harish") & (runs["status"] == "ok")]
-    if h.empty:
-        return None
-    iterations = h.groupby("source")["iterations"].min()
-    why = degenerate_minimum(iterations.to_dict())
-    return f"LBR's N on {graph} was calibrated on a degenerate minimum ({why})" if why else None
 
 
 # --- Table 1 ----------------------------------------------------------------------------------
@@ -227,14 +215,8 @@ def evidence_fig3(claims, runs, stats) -> dict:
     out["f3.conjecture"] = _conjecture(runs, stats, graphs)
     out["s35.w10_faster"] = _w10_faster(runs, stats, graphs, everything)
     out["s4.blind"] = _blind(runs, stats, graphs)
-    out["s32.majority"] = Untestable(reason=MAJORITY)
+    out["s32.majority"] = blind_majority(runs, stats, graphs)
     return out
-
-
-# what "the majority of distances updated after the blind launches" would need counted
-MAJORITY = ("not counted: the LBR runs record their blind and flag launches, not how many "
-            "distances were final when the N blind launches ended (a count of the vertices "
-            "the flag loop still improves would measure it)")
 
 
 def _calibration(runs, stats, graphs, everything):

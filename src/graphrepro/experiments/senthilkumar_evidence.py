@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims.rule import Bootstrap, Fit, Readings, Sweep, Untestable
+from ..claims.rule import Bootstrap, Exact, Fit, Readings, Sweep, Untestable
 from ..claims.runs import (across, count_drift, data_of, missing, per_source, ratio, tables,
                           unit_name, units_of)
 from ..errors import InputError
@@ -232,7 +232,48 @@ def evidence_iterations(claims, runs, stats) -> dict:
                   if KINDS.get(paper_row(stats, g, pub) or "") == "road"]
     work = {g: _work(runs, stats, g) for g in every_road}
     out["sk.nearfar_work"] = across(work, stats) if work else none
+    # parallelism is counted too: the same paragraph, the same road graphs, on any weights
+    busy = {g: _round_parallelism(runs, stats, g) for g in every_road}
+    out["sk.round_parallelism"] = across(busy, stats, quote_parts=True) if busy else none
     return out
+
+
+def _round_parallelism(runs, stats, graph):
+    """Near-far's busiest round on ``graph``: the arcs it relaxed over the threads its launch
+    held resident, per counted source. "At every iteration" is met only if the busiest round
+    falls short. Tables made before ``busiest_round_arcs`` was counted have the first source's
+    per-round series, which gives the same number for that source."""
+    gone = missing(runs, graph, "nearfar")
+    if gone:
+        return gone
+    ok = runs[(runs["graph"] == graph) & (runs["variant"] == "nearfar") & (runs["status"] == "ok")]
+
+    def column(name):
+        return pd.to_numeric(ok[name], errors="coerce") if name in ok else \
+            pd.Series(np.nan, index=ok.index)
+
+    busiest = column("busiest_round_arcs")
+    if "per_round_arcs" in ok:
+        from_series = ok["per_round_arcs"].map(
+            lambda text: max((int(x) for x in str(text).split(";") if x), default=np.nan)
+            if isinstance(text, str) else np.nan)
+        busiest = busiest.fillna(from_series)
+    counted = pd.DataFrame({"source": ok["source"], "busiest": busiest,
+                            "threads": column("resident_threads"),
+                            "mean": column("arcs_relaxed") / column("iterations")})
+    counted = counted.dropna(subset=["busiest", "threads"])
+    if counted.empty:
+        return Untestable(reason=f"nearfar on {graph}: no counting pass recorded its rounds' arcs "
+                                 f"and resident threads")
+    per = counted.groupby("source").first()
+    share = per["busiest"] / per["threads"]
+    return Exact(values=share.tolist(), what="sources",
+                 n=f"{len(per)} source{'s' * (len(per) != 1)} counted",
+                 data=data_of(stats, [graph]), reads=tables(graph, ["nearfar"]),
+                 detail=f"{graph}: busiest round {int(per['busiest'].max())} arcs"
+                        + (f", mean round {per['mean'].mean():.4g}" if per["mean"].notna().any()
+                           else "")
+                        + f", against {int(per['threads'].max())} resident threads")
 
 
 def _cal_vs_ca(runs, stats, graphs, pub):

@@ -162,6 +162,10 @@ def measure_blocks(zgrid, *, variant: str | None = None, per_block: str | None =
                 verify_block(row.pop("_values"), row.pop("_mst"), where=where,
                              tie_check=is_gpu(per_block), reference=(references or {}).get(i))
                 red = row.pop("_reduced")
+                # section 3.3.2's bound on a marking step's arrays: counted untimed, on each
+                # block's first trial, from the arrays its timed call left
+                if red.array_ends and red_params.get("deletion", "mark") == "mark":
+                    row.update({f"reduce_{k}": x for k, x in red.array_ends().items()})
                 both = np.sort(np.concatenate([red.rep, red.definite]))
                 if not np.array_equal(both, np.arange(len(both))) or \
                         len(both) != b * b - 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +32,9 @@ class Reduced:
     definite: np.ndarray
     timings: dict = field(default_factory=dict)
     counters: dict = field(default_factory=dict)
+    # a marking step's adjacency arrays as the step left them, counted only when called (a
+    # counting pass after the timed call, before the step runs again and reuses its workspace)
+    array_ends: Callable[[], dict] | None = None
 
 
 @dataclass

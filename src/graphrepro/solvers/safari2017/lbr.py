@@ -323,6 +323,9 @@ class _LBR(_DeviceGraph):
             for _ in range(self.blind_launches):  # Alg. 6 lines 4-6: no host round trip
                 blind[i]()
                 i = 1 - i
+            # what the blind launches left (s32.majority), read in the counting pass only: the
+            # copy would cost the timed passes a read-back Algorithm 6 does not make
+            after_blind = self.d.copy_to_host(stream=s) if count else None
             while True:  # Alg. 6 lines 7-11: the flag comes back every launch
                 word = flag[i]()
                 flag_loops += 1
@@ -335,8 +338,18 @@ class _LBR(_DeviceGraph):
                     "host_round_trips": flag_loops, "blind_launches": self.blind_launches,
                     "flag_launches": flag_loops}
         if count:
-            counters.update(self.tallies())
+            counters.update(self.tallies(), **blind_counts(after_blind, distances))
         return SolveResult(distances, solve_time["ms"], download_ms, counters)
+
+
+def blind_counts(after_blind: np.ndarray, final: np.ndarray) -> dict:
+    """Section 3.2: "after exiting from the for-loop [the N blind launches] we expect to have
+    updated the distances of majority of vertices". Of the vertices the source reaches, how many
+    had a distance (any) and how many had their final one when the blind launches ended."""
+    reached = final != INF
+    return {"reached_vertices": int(reached.sum()),
+            "blind_set_vertices": int((reached & (after_blind != INF)).sum()),
+            "blind_final_vertices": int((reached & (after_blind == final)).sum())}
 
 
 class _PersistentLBR(_DeviceGraph):

@@ -431,6 +431,9 @@ class _Sweep:
                 redundant_relaxations=improving - max(reached - 1, 0),
                 redundant_expansions=expanded - reached,
                 series_truncated=int(rounds > rounds_kept),
+                # the round that exposed the most work (of the rounds kept): the round's
+                # parallelism against the resident threads, a total kept on every row
+                busiest_round_arcs=int(kept[ARC_ROW].max()) if rounds else 0,
                 **{f"per_round_{name}": ";".join(map(str, kept[row].tolist()))
                    for row, name in enumerate(SERIES) if name != "split" or self.mode == HYBRID})
         return SolveResult(distances, solve_ms, download_ms, counters)
