@@ -54,6 +54,7 @@ def compile_spread(read, spin_limit: int, stuck: int):
                 words[stuck] = 2  # 2: a claimed cell never filled
                 return False
             u = read(pool_v, cell)
+        cuda.threadfence()  # the hub seen before its fields are read
         packed = read(pool_lo, cell)
         ctl[at_u] = u - 1
         ctl[at_du] = read(pool_d, cell)
