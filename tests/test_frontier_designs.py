@@ -80,10 +80,13 @@ def test_spread_piece_comes_from_the_graphs_own_degree():
     g = random_digraph(200, 1166, max_weight=9, seed=1, name="web_google_w1000")  # degree 5.83
     assert spread_piece(g, 256, 32) == 1493
     assert spread_piece(g, 2, 32) == 32
+    # no vertex past the piece: the kernel does not poll an empty pool
+    prepared = get_solver("frontier").prepare(grid(4), **{**SMALL, "spread": 1, "hub": 2})
+    assert prepared.piece == 48 and prepared.kernel_piece == 0
 
 
-@pytest.mark.parametrize("params", [{"spread": 9, "hub": 8, "stage": 2},
-                                    {"spread": 16, "hub": 8, "warp": 0}])
+@pytest.mark.parametrize("params", [{"spread": 40, "hub": 8, "stage": 2},
+                                    {"spread": 48, "hub": 8, "warp": 0}])
 def test_spread_is_exact_and_publishes_pieces(params):
     """The simulator runs one block: it takes its own pieces back from the pool, which still
     walks every publish and take."""

@@ -128,6 +128,8 @@ class _Frontier:
         degrees = np.diff(graph.indptr)
         pieces = int(((degrees[degrees > self.piece] - 1) // self.piece).sum()) if spread else 0
         self.pool_cap = _pow2_at_least(max(2 * pieces, 1))
+        # no vertex passes the piece: the kernel runs as spread=0, without polling an empty pool
+        self.kernel_piece = self.piece if pieces else 0
         self.device_bytes = (graph.nbytes() + n * 8 + n * 4 + buckets * self.cap * 4
                              + 3 * buckets * 8 + WORDS * 8 + self.pool_cap * 20)
         self.stream, (self.indptr, self.indices, self.weights), self.upload_ms = gpu.upload_graph(
@@ -154,7 +156,7 @@ class _Frontier:
         totals = cuda.to_device(np.zeros(len(TALLIES), dtype=np.int64), stream=s)
         solved_source = source if self.renumbering is None else self.renumbering.new_of_old[source]
         args = (int(solved_source), self.delta, self.chase, self.reach, self.hub, self.rounds,
-                self.warp, self.warp_push, self.piece, self.lookahead, self.chunk, self.stage,
+                self.warp, self.warp_push, self.kernel_piece, self.lookahead, self.chunk, self.stage,
                 self.indptr, self.indices, self.weights, self.d, self.inq, self.queues, self.head,
                 self.tail, self.inflight, self.words, self.pool_v, self.pool_d, self.pool_lo,
                 totals)
