@@ -110,7 +110,7 @@ def test_spread_on_the_star_with_zero_weights_and_an_island():
 def test_order_renumbers_for_locality_and_maps_the_distances_back():
     """A grid numbered at random has arcs spanning the whole numbering; reverse Cuthill-McKee
     brings every arc within a few rows of the grid."""
-    from graphrepro.solvers.frontier.layout import Renumbering
+    from graphrepro.solvers.frontier.layout import Renumbering, renumbering
 
     g = grid(12)
     shuffle = np.random.default_rng(1).permutation(g.num_vertices)
@@ -120,6 +120,7 @@ def test_order_renumbers_for_locality_and_maps_the_distances_back():
     span = np.abs(r.new_of_old[shuffled.arc_sources()] - r.new_of_old[shuffled.indices]).max()
     assert span <= 2 * 12 < np.abs(shuffled.arc_sources() - shuffled.indices).max()
     assert (r.distances(np.arange(g.num_vertices)) == r.new_of_old).all()
+    assert renumbering(shuffled) is renumbering(shuffled) is not renumbering(g)
 
 
 def test_order_is_exact():

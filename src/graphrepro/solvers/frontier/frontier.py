@@ -62,7 +62,7 @@ from ..senthilkumar.sweep import heuristic_delta
 from .defaults import default_c, spread_piece
 from .kernel import (MAX_BUCKETS, MAX_THREADS, SPIN_LIMIT, STAGE, STUCK, TALLIES, WORDS,
                      compile_kernel)
-from .layout import Renumbering
+from .layout import renumbering
 from .warp import WARP
 
 
@@ -112,7 +112,7 @@ class _Frontier:
         self.warp, self.warp_push = warp, warp_push
         self.delta = delta or heuristic_delta(graph, c or default_c(graph))
         self.piece = spread if spread > 1 else spread_piece(graph, chunk, hub) if spread else 0
-        self.renumbering = Renumbering(graph) if order else None
+        self.renumbering = renumbering(graph) if order else None
         if order:
             graph = self.renumbering.graph
         self.chase, self.lookahead, self.chunk, self.stage = chase, lookahead, chunk, stage
