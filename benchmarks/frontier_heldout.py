@@ -20,6 +20,14 @@ the lowest median on that graph) with the count of sources where frontier is fas
 (issue 54): frontier <= 0.5x the best peer setting on every held-out road graph, <= 1.0x the
 fastest of (best peer setting, workfront) on the uniform random and web graphs, and never slower
 than any document solver.
+
+Issue 54 item 4: ``--runs`` may name frontier's designs (``frontier@warp_push=1``,
+``frontier@spread=1``, ``frontier@order=1`` and any mix); every frontier run's row carries the
+median over sources of each counter its counting pass reports (``c_<counter>``: pushes, direct
+pushes, warp reservations, hub pieces, idle scans, ...) and its per-source paired ratio against
+plain ``frontier``, so a call shows which design moved which counter and what that did to the
+time. A frontier run that fails its first verified solve on a graph (a design's bug, said in one
+line) is left out of that graph's group instead of ending the call.
 """
 
 from __future__ import annotations
@@ -36,16 +44,56 @@ from graphrepro.cli import load_graph
 from graphrepro.graph.generate import random_digraph, road_grid
 from graphrepro.harness import RunSpec, draw_sources
 from graphrepro.harness.measure import measure_interleaved
+from graphrepro.solvers import resolve
+from graphrepro.solvers.frontier.kernel import TALLIES
 from graphrepro.solvers.peer.peers import LAUNCH_GRID
 
 OURS = "frontier"
 DOCUMENT_SOLVERS = ("workfront", "lbr_persistent", "harish")
 PEER_PARAMS = {"deadline_s": 2.0, "max_hangs": 1}  # a solve takes milliseconds: a hang costs 2 s
 ROAD_GOAL, OTHER_GOAL = 0.5, 1.0
+# frontier's counters beside its times: the kernel's tallies and what the host reports per solve
+COUNTERS = (*TALLIES, "delta", "spread_piece", "renumbered", "redundant_relaxations")
 
 
 def is_peer(run_id: str) -> bool:
     return run_id.split("@")[0] in LAUNCH_GRID
+
+
+def is_ours(run_id: str) -> bool:
+    return run_id.split("@")[0] == OURS
+
+
+def counter_medians(table: pd.DataFrame) -> dict:
+    """Each counter's median over sources (a counting pass per source; its trials repeat it)."""
+    ok = table[table["status"] == "ok"]
+    cols = [c for c in COUNTERS if c in ok]
+    if ok.empty or not cols:
+        return {}
+    per = ok.groupby("source")[cols].first().median()
+    return {f"c_{c}": float(per[c]) for c in cols}
+
+
+def paired(src: pd.DataFrame, ours: str, theirs: str) -> pd.Series:
+    """Per-source ratio of two runs' medians (their common sources)."""
+    a = src[src["run"] == ours].set_index("source")["median_ms"]
+    b = src[src["run"] == theirs].set_index("source")["median_ms"]
+    return (a / b).dropna()
+
+
+def runnable(graph, run_id, source, digest) -> str:
+    """'' when our run solves ``source`` exactly here, else why not, in one line: a design that
+    fails on one graph must not end the call for every other run and graph."""
+    if not is_ours(run_id) or not gpu.cuda_available():
+        return ""  # no GPU here: the run's rows say so
+    solver, params = resolve(run_id)
+    try:
+        prepared = solver.prepare(graph, **params)
+        verify.check(graph, source, prepared.solve(source).distances, solver=run_id,
+                     expected_digest=digest)
+    except Exception as e:  # any failure: the run is left out, with its reason
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return ""
 
 
 def spec(run_id, sources, digests, trials):
@@ -69,13 +117,12 @@ def summarise(graph, kind, tables, src) -> list[dict]:
     medians = src.groupby("run")["median_ms"].median()
     peers = medians[[is_peer(r) for r in medians.index]]
     best_peer = peers.idxmin() if len(peers) else None
-    ours = src[src["run"] == OURS].set_index("source")["median_ms"]
     for run_id, table in tables.items():
         ok = table[table["status"] == "ok"]
         status = set(table["status"].astype(str))
         row = {"graph": graph.name, "kind": kind, "vertices": graph.num_vertices,
                "arcs": graph.num_arcs, "run": run_id,
-               "from": "peer" if is_peer(run_id) else ("ours" if run_id == OURS else "document"),
+               "from": "peer" if is_peer(run_id) else ("ours" if is_ours(run_id) else "document"),
                "sources": int(ok["source"].nunique()), "passes_verified": len(ok),
                "not_ok": "; ".join(sorted(s for s in status if s != "ok")),
                "median_ms": float(medians.get(run_id, np.nan)),
@@ -84,16 +131,32 @@ def summarise(graph, kind, tables, src) -> list[dict]:
                "peer_own_ms": float(src.loc[src["run"] == run_id, "peer_ms"].median())
                if "peer_ms" in src and is_peer(run_id) else np.nan,
                "best_peer_setting": run_id == best_peer}
-        if run_id == OURS and best_peer is not None:
-            theirs = src[src["run"] == best_peer].set_index("source")["median_ms"]
-            paired = (ours / theirs).dropna()
-            row.update({"best_peer": best_peer, "paired_ratio_median": float(paired.median()),
-                        "paired_ratio_min": float(paired.min()),
-                        "paired_ratio_max": float(paired.max()),
-                        "sources_frontier_faster": int((paired < 1).sum()),
-                        "sources_paired": len(paired)})
+        if is_ours(run_id) and best_peer is not None:
+            ratio = paired(src, run_id, best_peer)
+            row.update({"best_peer": best_peer, "paired_ratio_median": float(ratio.median()),
+                        "paired_ratio_min": float(ratio.min()),
+                        "paired_ratio_max": float(ratio.max()),
+                        "sources_frontier_faster": int((ratio < 1).sum()),
+                        "sources_paired": len(ratio)})
+        if is_ours(run_id):
+            row.update(counter_medians(table))
+            if run_id != OURS and OURS in tables:
+                design = paired(src, run_id, OURS)
+                row.update({"vs_frontier_paired_median": float(design.median()),
+                            "sources_faster_than_frontier": int((design < 1).sum())})
         rows.append(row)
     return rows
+
+
+def counter_line(row: dict) -> str:
+    """The counters item 4's designs move, one line (medians over sources)."""
+    names = ("claims", "vertices_pushed", "direct_pushes", "warp_reservations", "hub_expansions",
+             "pieces_taken", "idle_scans", "arcs_relaxed")
+    text = " ".join(f"{n}={row[f'c_{n}']:,.0f}" for n in names if f"c_{n}" in row)
+    if "vs_frontier_paired_median" in row:
+        text += (f"; / frontier {row['vs_frontier_paired_median']:.3f} paired, faster on "
+                 f"{row['sources_faster_than_frontier']} sources")
+    return text
 
 
 def goal_line(rows: list[dict]) -> str:
@@ -158,8 +221,12 @@ def main(argv=None) -> int:
               f"mean {w.mean():.1f}, median {np.median(w):.0f}, cv {w.std() / w.mean():.2f}, "
               f"{w.min():.0f}..{w.max():.0f}; {len(sources)} sources; "
               f"{time.perf_counter() - t0:.1f} s to build and reference", flush=True)
-        specs = [spec(r, sources, digests, args.trials) for r in fast]
-        tables = dict(zip(fast, measure_interleaved(graph, specs, log=lambda m: None)))
+        left_out = {r: why for r in fast if (why := runnable(graph, r, sources[0], digests[0]))}
+        for r, why in left_out.items():
+            print(f"  {r}: left out on {graph.name}: {why}", flush=True)
+        group = [r for r in fast if r not in left_out]
+        specs = [spec(r, sources, digests, args.trials) for r in group]
+        tables = dict(zip(group, measure_interleaved(graph, specs, log=lambda m: None)))
         g = args.gunrock_sources
         for run_id in LAUNCH_GRID["gunrock"] if g else ():
             tables[run_id] = measure_interleaved(
@@ -175,6 +242,8 @@ def main(argv=None) -> int:
             print(f"  {r['run']:36s} {r['median_ms']:9.3f} ms ({r['min_ms']:.3f}-{r['max_ms']:.3f})"
                   f" {r['sources']} src{'  BEST PEER' if r['best_peer_setting'] else ''}"
                   f"{'  ' + r['not_ok'] if r['not_ok'] else ''}", flush=True)
+            if "c_claims" in r:
+                print("    " + counter_line(r), flush=True)
         print(f"  {goal_line(mine)}  [{time.perf_counter() - t0:.0f} s]", flush=True)
     return 0
 

@@ -38,7 +38,7 @@ dispatcher.get_current_device = lambda: _H100()  # device functions ask the curr
 cuda_paths._get_nvrtc_path = lambda: None
 nvrtc.get_supported_ccs = lambda: ((9, 0),)
 
-from graphrepro.solvers.frontier import frontier as module  # noqa: E402
+from graphrepro.solvers.frontier import kernel as module  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -51,14 +51,14 @@ def main(argv=None) -> int:
     def a(t):
         return types.Array(t, 1, "C")
 
-    # source, delta, chase, reach, hub, rounds, warp, lookahead, chunk, stage_cap; then indptr,
-    # indices, weights (int32, as upload_graph sends them), d, inq, queues, head, tail, inflight,
-    # words, totals
-    signature = (i64,) * 10 + (a(i64), a(i32), a(i32), a(i64), a(i32), a(i32), a(i64), a(i64),
-                               a(i64), a(i64), a(i64))
+    # source, delta, chase, reach, hub, rounds, warp, warp_push, spread, lookahead, chunk,
+    # stage_cap; then indptr, indices, weights (int32, as upload_graph sends them), d, inq,
+    # queues, head, tail, inflight, words, pool_v, pool_d, pool_lo, totals
+    signature = (i64,) * 12 + (a(i64), a(i32), a(i32), a(i64), a(i32), a(i32), a(i64), a(i64),
+                               a(i64), a(i64), a(i32), a(i64), a(i64), a(i64))
     failed = False
     for count in (False, True):
-        kernel = module._compile(count)
+        kernel = module.compile_kernel(count)
         ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))
         shared = sum(int(n) for n in re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))
         with tempfile.TemporaryDirectory() as tmp:

@@ -268,7 +268,7 @@ def test_shared_array_sizes_are_constants():
     import ast
     import inspect
 
-    from graphrepro.solvers.frontier import frontier as module
+    from graphrepro.solvers.frontier import kernel as module
 
     sizes = [call.args[0] for call in ast.walk(ast.parse(inspect.getsource(module)))
              if isinstance(call, ast.Call) and ast.unparse(call.func) == "cuda.shared.array"]

@@ -1,5 +1,7 @@
 """frontier's defaults that come from a graph's own statistics (issue 54), never from its name."""
 
+import numpy as np
+
 # c, from the graph's own mean out-degree (issue 54), never from its name. The tuning set (real
 # NY, the calnev and western stand-ins, NY and calnev with weights 1..1000: mean out-degree 2.4 to
 # 2.8) put the best c at 16-64 and 32 within 3% of the best on every one of them
@@ -16,3 +18,11 @@ TUNING_DATASETS = ("ny", "calnev", "western")
 def default_c(graph) -> float:
     degree = graph.num_arcs / max(graph.num_vertices, 1)
     return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
+
+
+def spread_piece(graph, chunk: int, hub: int) -> int:
+    """frontier@spread=1's piece (arcs a block takes from a hub): as many arcs as an average batch
+    relaxes (``chunk`` vertices of the graph's mean out-degree), so a piece costs its taker about
+    one batch; never below ``hub``, the degree from which the block shares a vertex's arcs."""
+    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    return max(hub, 1, int(np.ceil(chunk * degree)))

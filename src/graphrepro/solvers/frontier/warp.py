@@ -42,10 +42,11 @@ def _simulated_warp_sync(lanes):
     barrier.wait()
 
 
-def compile_warp_expand(count: bool, simulated: bool, relax, push, expanded: int, chased: int,
-                        max_threads: int):
-    """The warp expansion as a device function of frontier's kernel (``relax`` and ``push`` are
-    the kernel's own; ``expanded`` and ``chased`` its tally cells)."""
+def compile_warp_expand(count: bool, simulated: bool, relax, push, staged_ok, flush,
+                        expanded: int, chased: int, max_threads: int):
+    """The warp expansion as a device function of frontier's kernel (``relax``, ``push``,
+    ``staged_ok`` and ``flush`` (warp_push.py) are the kernel's own; ``expanded`` and ``chased``
+    its tally cells)."""
     if simulated:
         @cuda.jit(device=True)
         def warp_sync(lanes):
@@ -57,9 +58,9 @@ def compile_warp_expand(count: bool, simulated: bool, relax, push, expanded: int
             cuda.syncwarp(np.int32(-1) if lanes >= WARP else np.int32((1 << lanes) - 1))
 
     @cuda.jit(device=True)
-    def expand(u, du, t, width, hub, chase, reach, delta, indptr, indices, weights, d, list_v,
-               list_d, w_start, w_scan, w_n, hubs, hub_d, stage, staged, stage_cap, inq, queues,
-               tail, words, tally, cap):
+    def expand(u, du, t, width, hub, chase, reach, delta, warp_push, indptr, indices, weights, d,
+               list_v, list_d, w_start, w_scan, w_n, hubs, hub_d, stage, staged, stage_cap, inq,
+               queues, tail, words, tally, cap):
         """Every thread of the block calls this once per batch with its claimed vertex (or -1);
         list_v/list_d: [0, max_threads) this round's vertices by thread, [max_threads, 2x) the
         warp's kept list for the next round."""
@@ -103,34 +104,46 @@ def compile_warp_expand(count: bool, simulated: bool, relax, push, expanded: int
                 warp_sync(lanes)
                 off *= 2
             total = w_scan[base + lanes - 1]
-            for i in range(lane, total, lanes):
-                lo = 0
-                hi = lanes - 1
-                while lo < hi:  # the first lane whose sum passes i owns arc i
-                    mid = (lo + hi) // 2
-                    if w_scan[base + mid] > i:
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                o = base + lo
-                before = 0
-                if lo > 0:
-                    before = w_scan[o - 1]
-                e = w_start[o] + i - before
-                v = indices[e]
-                dv = list_d[o]
-                candidate = dv + weights[e]
-                if relax(d, v, candidate, tally):
-                    kept = False
-                    if steps < chase and candidate < (dv // delta + reach) * delta:
-                        p = cuda.atomic.add(w_n, warp, 1)
-                        if p < lanes:
-                            list_v[max_threads + base + p] = v
-                            list_d[max_threads + base + p] = candidate
-                            kept = True
-                    if not kept:
-                        push(v, candidate, stage, staged, stage_cap, inq, queues, tail, words,
-                             tally, cap, delta)
+            # warp_push: every lane takes every turn (the flush is a warp's vote)
+            for i0 in range(0, total, lanes):
+                i = i0 + lane
+                over = False
+                v = 0
+                candidate = 0
+                if i < total:
+                    lo = 0
+                    hi = lanes - 1
+                    while lo < hi:  # the first lane whose sum passes i owns arc i
+                        mid = (lo + hi) // 2
+                        if w_scan[base + mid] > i:
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    o = base + lo
+                    before = 0
+                    if lo > 0:
+                        before = w_scan[o - 1]
+                    e = w_start[o] + i - before
+                    v = indices[e]
+                    dv = list_d[o]
+                    candidate = dv + weights[e]
+                    if relax(d, v, candidate, tally):
+                        kept = False
+                        if steps < chase and candidate < (dv // delta + reach) * delta:
+                            p = cuda.atomic.add(w_n, warp, 1)
+                            if p < lanes:
+                                list_v[max_threads + base + p] = v
+                                list_d[max_threads + base + p] = candidate
+                                kept = True
+                        if not kept:
+                            if warp_push == 0:
+                                push(v, candidate, stage, staged, stage_cap, inq, queues, tail,
+                                     words, tally, cap, delta)
+                            else:
+                                over = not staged_ok(v, stage, staged, stage_cap)
+                if warp_push:
+                    flush(over, v, candidate, lane, lanes, inq, queues, tail, words, tally, cap,
+                          delta)
             warp_sync(lanes)
             k = min(w_n[warp], lanes)
             if k == 0:
