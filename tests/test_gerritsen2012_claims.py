@@ -13,11 +13,8 @@ import pytest
 from graphrepro.claims import Validated, judge, load_claims
 from graphrepro.experiments import gerritsen2012_mst as g12
 from graphrepro.experiments import get_target, published
-from graphrepro.experiments.gerritsen2012_sssp import (
-    _row,
-    extrapolate_alg1,
-    extrapolation_point,
-)
+from graphrepro.experiments.gerritsen2012_sssp import extrapolate_alg1, extrapolation_point
+from graphrepro.experiments.gerritsen2012_sssp_steps import bench_row
 from graphrepro.experiments.gerritsen2012_sssp_evidence import (
     cap_check,
     evidence_table5_1,
@@ -116,7 +113,7 @@ def test_the_extrapolation_point_of_a_finished_child():
     assert extrapolate_alg1(err, 100.0)[1] == "1 whole I/O-block"
     assert extrapolation_point(err.replace("4/4", "3/4")) is None  # never finished a block
     # the benchmark row keeps the pair for the ledger's check
-    row = _row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
+    row = bench_row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
                                             "batch_ms": [5000.0], "counters": {},
                                             "partial": (est, finished)}, c=4, variant="2d")
     assert (row["partial_estimate_ms"], row["partial_finished_ms"]) == (est, finished)
