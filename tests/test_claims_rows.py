@@ -165,7 +165,7 @@ def test_the_terrain_tables_and_the_key_limit_are_read_off_the_origin_record_and
 def test_table5_7_phase3_is_shown_in_minutes_not_judged():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import evidence_table5_7
 
     c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
     ev = evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": table57(300.0)})
@@ -342,7 +342,7 @@ def test_runner_records_a_finished_cells_two_parts_per_io_block():
 def test_t57_cpu_m128_is_its_phase_1_against_m64s():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import evidence_table5_7
 
     c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
     b = table57(300.0)
@@ -395,16 +395,17 @@ def test_the_ledger_shows_the_band_the_rule_used_on_every_row_judged_or_not():
 def test_a_cap_the_host_cannot_bind_says_the_cgroup_was_refused():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import cap_check
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import cap_bound, cap_check
 
     b = table57(1785.0)
     cap = json.loads(b.loc[b["impl"] == "cpu (capped)", "cap"].iloc[0])
     cap["why_not_cgroup"] = ("no memory cgroup of its own here ([Errno 13] Permission denied: "
                              "'/sys/fs/cgroup/x/graphrepro-cap-1/memory.max')")
     b.loc[b["impl"] == "cpu (capped)", "cap"] = json.dumps(cap)
-    assert cap_check(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
+    assert cap_check(b) is None  # RLIMIT_DATA bound the heap: judged, saying which cap bound
+    assert cap_bound(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
                                  "no memory cgroup of its own here (permission denied)")
-    assert "refused" not in cap_check(table57(1785.0))
+    assert "refused" not in cap_bound(table57(1785.0))
 
 
 def test_t32_gpu_same_is_the_gpu_baseline_timed_again():

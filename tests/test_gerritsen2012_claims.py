@@ -14,16 +14,15 @@ from graphrepro.claims import Validated, judge, load_claims
 from graphrepro.experiments import gerritsen2012_mst as g12
 from graphrepro.experiments import get_target, published
 from graphrepro.experiments.gerritsen2012_sssp import extrapolate_alg1, extrapolation_point
-from graphrepro.experiments.gerritsen2012_sssp_steps import bench_row
 from graphrepro.experiments.gerritsen2012_sssp_evidence import (
-    cap_check,
     evidence_table5_1,
     evidence_table5_2,
     evidence_table5_3,
-    evidence_table5_7,
     extrapolation_check,
     lower_bound,
 )
+from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import cap_check, evidence_table5_7
+from graphrepro.experiments.gerritsen2012_sssp_steps import bench_row
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reports" / "reference"
 
@@ -197,28 +196,59 @@ def table57(rss):
     return df
 
 
-def test_table5_7_claims_on_phase_2_need_a_binding_cap():
-    over = table57(1785.0)
-    why = cap_check(over)
-    assert "did not bind" in why and "1785-1785 MiB" in why
+def test_table5_7_claims_on_phase_2_say_which_cap_bound_and_need_one():
+    """Where the host delegates no memory cgroup (run 3's refused one), RLIMIT_DATA binds the
+    heap: the claims resting on phase 2 are judged and say so, and that the memory-mapped files
+    were not charged; a cgroup binds every page; with no cap that bound they are not testable."""
     c = claims_of("gerritsen2012_table5_7")
-    v = verdicts("gerritsen2012_table5_7",
-                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": over}))
-    for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
-        assert v[cid][0] == "not testable here" and "did not bind" in v[cid][1]
-    # phase 2's own trend in M is judged whatever the cap did (one run per M: no interval), and
-    # says the cap did not bind; the totals' ordering is phase 1's (phases 2, 3 on both sides)
-    assert v["t57.p2_faster_m"][0] == "inconclusive" and "did not bind" in v["t57.p2_faster_m"][1]
+
+    def judged(b):
+        return verdicts("gerritsen2012_table5_7",
+                        evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": b}))
+
+    heap_only = table57(1785.0)
+    assert cap_check(heap_only) is None
+    v = judged(heap_only)
+    assert v["t57.p2_dominates"][0] == "reproduced"  # 50 s > 1.2 s and 17 s > 1.9 s
+    assert v["t57.cpu_best_m"][0] == "not reproduced"  # ours: M = 16^2
+    for cid in ("t57.p2_dominates", "t57.cpu_best_m", "t57.p2_faster_m"):
+        assert "the cap that bound phases 2 and 3: RLIMIT_DATA, their heap and private mappings " \
+               "held to 238 MB over the start-up's 145.5 MiB (383.5 MiB in all" in v[cid][1], cid
+        assert "the memory-mapped grid and G' were not charged" in v[cid][1]
+        assert "resident memory 1785-1785 MiB" in v[cid][1]
     assert v["t57.gpu_p1_faster"][0] == "reproduced"  # phase 1 needs no cap
     # ours grows with M, the thesis's fell; but a fit through one run per M has no interval, and
     # the rule gives no magnitude verdict without one (issue 30)
     assert v["t57.cpu_p1_trend"][0] == "inconclusive"
-    under = table57(300.0)
-    assert cap_check(under) is None
-    v = verdicts("gerritsen2012_table5_7",
-                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": under}))
-    assert v["t57.p2_dominates"][0] == "reproduced"  # 50 s > 1.2 s and 17 s > 1.9 s
-    assert v["t57.cpu_best_m"][0] == "not reproduced"  # ours: M = 16^2
+    # a cgroup charges the mapped pages too: its peak under the limit binds as the thesis's did
+    cgroup = {"rlimit": "cgroup v2 memory.max", "cgroup": "/sys/fs/cgroup/x", "limit_mib": 238.0,
+              "budget_mib": 238, "baseline_mib": 0.0, "peak_mib": 230.5}
+    whole = table57(300.0).assign(cap=lambda d: np.where(d["impl"] == "cpu (capped)",
+                                                         json.dumps(cgroup), ""))
+    v = judged(whole)
+    assert v["t57.p2_dominates"][0] == "reproduced"
+    assert "a memory cgroup of 238 MiB (cgroup v2 memory.max), charging every page they touched, " \
+           "the memory-mapped grid and G' too" in v["t57.p2_dominates"][1]
+    assert "peak 230.5 MiB" in v["t57.cpu_best_m"][1]
+    # a cgroup that recorded no peak under its limit, or no cap at all: nothing bound
+    over = whole.assign(cap=whole["cap"].str.replace('"peak_mib": 230.5', '"peak_mib": 900.0'))
+    for b, why in ((over, "did not record a peak under it"),
+                   (table57(300.0).assign(cap=""), "recorded no memory cap")):
+        v = judged(b)
+        for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
+            assert v[cid][0] == "not testable here" and why in v[cid][1], cid
+
+
+def test_table5_7_provenance_names_the_cap_its_capped_runs_had():
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import memory_cap_record
+
+    b = table57(1785.0)
+    record = memory_cap_record(b)
+    assert record["kind"] == "RLIMIT_DATA" and record["budget_mib"] == 238
+    assert record["charges"] == "the heap and private mappings, not memory-mapped files' pages"
+    assert record["bound"].startswith("the cap that bound phases 2 and 3: RLIMIT_DATA")
+    assert record["why_not_bound"] == ""
+    assert memory_cap_record(b.drop(columns="cap")) is None
 
 
 # --- Table 3.5: "slower than the best version of the chapter" is judged ---------------------------
@@ -345,16 +375,18 @@ def test_reference_ledger_judges_every_gerritsen2012_claim():
         assert g.loc[cid, "verdict"] == "not testable here", cid
         assert "an A/A comparison" in g.loc[cid, "reason"], cid
     assert not g["reason"].str.contains("superseded launch path").any()
-    # defect 8: the cap did not bind (mapped files), so phase 2's claims are not testable
+    # defect 8: run 3's cap held the heap only (no cgroup on its host): its ledger said "did not
+    # bind"; retabulated under issue 51's rule, the claims are judged and name RLIMIT_DATA
     for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
-        assert g.loc[cid, "verdict"] == "not testable here"
-        assert "did not bind" in g.loc[cid, "reason"]
+        reason = g.loc[cid, "reason"]
+        assert ("did not bind" in reason and g.loc[cid, "verdict"] == "not testable here") or \
+            "the cap that bound phases 2 and 3: RLIMIT_DATA" in reason, cid
     assert g.loc["t35.vs_best", "verdict"] in ("reproduced", "not reproduced", "inconclusive")
     assert g.loc["t54.best_cpu", "verdict"] == "reproduced"  # four batches per side
     table = pd.read_csv(REFERENCE / "targets" / "gerritsen2012_table5_7.csv", dtype=str,
                         keep_default_na=False)
     cap = table[table["column"] == "memory cap"]["note"].iloc[0]
-    assert "did not bind" in cap and np.isfinite(float(cap.split("peak RSS ")[1].split()[0]))
+    assert "RLIMIT_DATA" in cap and np.isfinite(float(cap.split("peak RSS ")[1].split()[0]))
 
 
 def test_descriptions_say_what_ran():
