@@ -280,6 +280,7 @@ def test_every_chapter_5_table_is_measured_checked_and_tabulated(tmp_path):
             assert json.loads(capped["cap"].iloc[0])["budget_mib"] == 238
         if table == "table5_5":
             assert df["check"].str.startswith("ok: equals whole-grid Dijkstra (sources 0, ").all()
+            assert (df["work_bytes"] > 0).all()  # the space its side files took (t55.space)
             fits = out[out["column"].str.contains(" against ")]
             assert len(fits) and fits["ours"].str.startswith("~ ").all()
     with pytest.raises(InputError, match="unknown setting"):
@@ -476,6 +477,9 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
     by = {(r["phase"], r["impl"]): r for _, r in s7.iterrows()}
     cpu1 = by[("phase 1", "cpu_dijkstra")]
     assert cpu1["extrapolated"].startswith("from 4 of 16 blocks")
+    # the sample the scaled value rests on, a batch a block here: its spread is the scaling's error
+    assert json.loads(cpu1["batch_blocks"]) == [1, 1, 1, 1] and int(cpu1["blocks_total"]) == 16
+    assert len(json.loads(cpu1["batch_ms"])) == 4
     assert by[("phase 1", "gpu_alg2")]["check"].startswith("ok: equals CPU phase 1 on the 4 timed")
     assert by[("phase 3", "cpu (capped)")]["check"].startswith("ok: equals whole-grid Dijkstra")
     out = get_target("gerritsen2012_table5_7").compare(

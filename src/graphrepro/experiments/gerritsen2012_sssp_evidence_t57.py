@@ -15,9 +15,9 @@ import json
 import numpy as np
 import pandas as pd
 
-from ..claims.rule import Fit, Spread, Sweep, Untestable
+from ..claims.rule import Bootstrap, Fit, Spread, Sweep, Untestable
 from .gerritsen2012_sssp_evidence import _across, _data, _missing, reads_table
-from .gerritsen2012_sssp_measured import bench_table
+from .gerritsen2012_sssp_measured import bench_table, rescaled, scaled_sample
 
 
 # --- Table 5.7: the three phases on the window ----------------------------------------------------
@@ -98,6 +98,16 @@ def _no_cgroup(cap: dict) -> str:
     return f"; a memory cgroup, which would charge those pages, was refused: {why.split(' (')[0]}{denied}"
 
 
+def _cpu_samples(b) -> dict:
+    """{M: per-block ms of each batch} of the CPU phase-1 cells timed on a sample and scaled."""
+    rows = b[(b["impl"] == "cpu_dijkstra") & (b["status"] == "ok")] if len(b) else b
+    out = {}
+    for _, r in rows.iterrows():
+        if (s := scaled_sample(r)) is not None:
+            out[int(float(r["block"]))] = s
+    return out
+
+
 def _cells57(b) -> dict:
     """{(M, phase, impl): seconds} of the cells with a time."""
     out = {}
@@ -133,11 +143,27 @@ def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
     def p1(m, impl):
         return cells.get((m, "phase 1", impl))
 
-    def ratio(m, num, den, what):
+    samples = _cpu_samples(b)
+
+    def ratio(m, num, den, what, num_m=None, den_m=None):
+        """num / den; a side that is the CPU phase 1 scaled from the M = ``num_m`` (``den_m``)
+        sample carries its sampling spread: a bootstrap over its batches' per-block times."""
         if num is None or den is None:
             return Untestable(reason=f"M = {m}^2: {what} did not give a time")
-        return Spread(values=[num / den], what="run", n=n, data=data,
-                      detail=f"M = {m}^2: {num:.3g} s / {den:.3g} s")
+        detail = f"M = {m}^2: {num:.3g} s / {den:.3g} s"
+        sides = [(num, samples.get(num_m)), (den, samples.get(den_m))]
+        if all(s is None for _, s in sides):
+            return Spread(values=[num / den], what="run", n=n, data=data, detail=detail)
+
+        def statistic(groups):
+            it = iter(groups)
+            top, bottom = (v if s is None else rescaled(v, s, next(it)[:, 0]) for v, s in sides)
+            return top / bottom
+        return Bootstrap(groups=[s.reshape(-1, 1) for _, s in sides if s is not None],
+                         statistic=statistic, units="batches of the sampled blocks", n=n,
+                         data=data, detail=detail + "; the scaling's error in the interval: "
+                         + ", ".join(f"M={k}^2 {len(samples[k])} batches" for k in (num_m, den_m)
+                                     if samples.get(k) is not None))
 
     def cpu_detail(ev):
         if sampled and not isinstance(ev, Untestable):
@@ -145,12 +171,13 @@ def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
         return ev
 
     out["t57.gpu_p1_faster"] = cpu_detail(_across(
-        {f"M={m}^2": ratio(m, p1(m, "cpu_dijkstra"), p1(m, "gpu_alg2"), "phase 1") for m in (16, 32)},
-        "values of M", data, n))
+        {f"M={m}^2": ratio(m, p1(m, "cpu_dijkstra"), p1(m, "gpu_alg2"), "phase 1", num_m=m)
+         for m in (16, 32)}, "values of M", data, n))
     out["t57.gpu64_slower"] = cpu_detail(ratio(64, p1(64, "gpu_alg2"), p1(64, "cpu_dijkstra"),
-                                               "phase 1"))
+                                               "phase 1", den_m=64))
     out["t57.cpu_m128"] = (
-        ratio(128, p1(128, "cpu_dijkstra"), p1(64, "cpu_dijkstra"), "the CPU phase 1")
+        ratio(128, p1(128, "cpu_dijkstra"), p1(64, "cpu_dijkstra"), "the CPU phase 1",
+              num_m=128, den_m=64)
         if (128, "phase 1", "cpu_dijkstra") in cells or 128 in set(pd.to_numeric(
             b["block"], errors="coerce").dropna().astype(int)) else
         Untestable(reason="config: M = 128^2 is not among this config's Table 5.7 block sizes"))

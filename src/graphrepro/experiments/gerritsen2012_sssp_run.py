@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..terrain.blockio import bytes_under
 from . import gerritsen2012_sssp_steps as steps
 from .gerritsen2012_sssp_measured import VERTICES
 from .gerritsen2012_sssp_t57 import measure_table5_7
@@ -176,6 +177,9 @@ def measure_table5_5(zgrid, s, workdir, log):
             check = steps.check_more_sources(win, workdir / f"t55_{side}_{m}", steps.corner_and_edge(side),
                                         f"Table 5.5 N = {side}^2, M = {m}^2", log)
             io = r.io
+            # the space its side files take when it ends (G', its records, the distances):
+            # Table 5.5's O(N) space (t55.space)
+            held = bytes_under(workdir / f"t55_{side}_{m}")
             rows.append({"table": "table5_5", "side": side, "N": side * side, "block": m,
                          "M": m * m, "status": "ok", "source": source,
                          "phase1_s": r.timings["phase1_ms"] / 1e3,
@@ -184,7 +188,8 @@ def measure_table5_5(zgrid, s, workdir, log):
                          "baseline_s": r.timings["baseline_dijkstra_ms"] / 1e3,
                          "block_reads": io["block_reads"], "block_writes": io["block_writes"],
                          "bytes_read": io["bytes_read"], "bytes_written": io["bytes_written"],
-                         "phase2_fetches": r.counters.get("phase2_fetches"), "check": check})
+                         "phase2_fetches": r.counters.get("phase2_fetches"), "work_bytes": held,
+                         "check": check})
             shutil.rmtree(workdir / f"t55_{side}_{m}", ignore_errors=True)
             log(f"table 5.5: N = {side}^2, M = {m}^2: {r.timings['phase1_ms'] / 1e3:.2f} s phase 1")
     return rows

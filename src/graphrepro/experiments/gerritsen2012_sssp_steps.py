@@ -37,7 +37,6 @@ def gpu_status(step_name: str) -> str | None:
     return None
 
 
-
 def window_zgrid(zgrid, side: int, output) -> Path:
     """The middle side x side window of a converted grid's data, as its own .zgrid (a window
     larger than the data takes the padding's zeros); written once, streamed in bands."""
@@ -60,16 +59,21 @@ def window_zgrid(zgrid, side: int, output) -> Path:
     return output
 
 
-def cpu_phase1(zgrid, m: int, nblocks: int, workdir: Path, against=None) -> dict:
+def cpu_phase1(zgrid, m: int, nblocks: int, workdir: Path, against=None,
+               min_batches: int = 1) -> dict:
     """CPU phase 1 timed on the ``nblocks`` centre blocks, checked against Dijkstra on them;
-    ``against``: a whole G' (another step's) whose records for those blocks must be equal."""
+    ``against``: a whole G' (another step's) whose records for those blocks must be equal.
+    ``min_batches``: time them in at least this many batches (each of up to 2^16 vertices), so
+    that a value scaled from the sample carries the spread of its batches' per-block times; the
+    result's ``batch_blocks`` says how many blocks each batch held."""
     from ..solvers.gerritsen2012 import sssp_io
 
     per = sssp_io.ZBlocks(zgrid).blocks_per_side(m)
     blocks = sssp_io.centre_blocks(per, min(nblocks, per * per))
     d = workdir / f"p1_cpu_{m}"
+    in_batch = max(1, min((1 << 16) // (m * m), len(blocks) // max(min_batches, 1)))
     g = sssp_io.phase1(zgrid, d, m, only_blocks=blocks, warmup=True,
-                       batch_vertices=max(m * m, 1 << 16))
+                       batch_vertices=in_batch * m * m)
     meta, dist = sssp_io.partial_bnd(d)
     grid = sssp_io.ZBlocks(zgrid)
     values = np.stack([grid.read(m, bx, by) for bx, by in blocks]).astype(np.int64)
@@ -79,6 +83,7 @@ def cpu_phase1(zgrid, m: int, nblocks: int, workdir: Path, against=None) -> dict
     shutil.rmtree(d, ignore_errors=True)
     return {"status": "ok", "blocks": len(blocks), "step_ms": g.meta["timings"]["step_ms"],
             "batch_ms": meta["batch_ms"], "counters": g.meta["counters"], "dist": dist,
+            "batch_blocks": [min(in_batch, len(blocks) - i) for i in range(0, len(blocks), in_batch)],
             "check": "ok: two boundary sources a block equal Dijkstra on the block"}
 
 

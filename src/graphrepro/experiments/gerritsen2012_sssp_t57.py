@@ -14,6 +14,10 @@ import numpy as np
 
 from . import gerritsen2012_sssp_steps as steps
 
+# the CPU phase 1 sampled on centre blocks is timed in at least this many batches: the per-block
+# times of 8 batches give the scaled value a sampling interval (t57.gpu_p1_faster, cpu_m128)
+SAMPLE_BATCHES = 8
+
 
 def measure_table5_7(zgrid, s, workdir, log, work=None):
     from ..solvers.gerritsen2012 import sssp_io
@@ -55,7 +59,8 @@ def _table5_7_block(win, m, s, workdir, source, ref, log) -> list[dict]:
             return rows
         g = gres["gprime"]
         d = g.directory
-        cpu = steps.cpu_phase1(win, m, sample, workdir, against=g)
+        # in batches enough that the scaled value's interval holds the spread of its blocks
+        cpu = steps.cpu_phase1(win, m, sample, workdir, against=g, min_batches=SAMPLE_BATCHES)
         total = g.per * g.per
         gpu_row["check"] = (f"ok: equals CPU phase 1 on the {cpu['blocks']} timed blocks; "
                             "end to end by phases 2 and 3")
@@ -65,6 +70,10 @@ def _table5_7_block(win, m, s, workdir, source, ref, log) -> list[dict]:
                      "extrapolated": f"from {cpu['blocks']} of {total} blocks (step time, "
                                      f"{cpu['counters'].get('threads', 1)} threads)",
                      "counters": json.dumps(cpu["counters"], default=str),
+                     # the sample each scaled value rests on: each batch's ms and blocks, and
+                     # the window's blocks (gerritsen2012_sssp_measured.scaled_sample)
+                     "batch_ms": json.dumps(cpu["batch_ms"]),
+                     "batch_blocks": json.dumps(cpu["batch_blocks"]), "blocks_total": total,
                      "check": cpu["check"]})
         log(f"table 5.7: M = {m}^2 GPU phase 1 (whole window) and CPU phase 1 "
             f"({cpu['blocks']} blocks): ok")
