@@ -83,10 +83,11 @@ def measure_table5_1(zgrid, s, workdir, log):
             if c > m:
                 continue
             timeout = s["finish_timeout_s"] if (m, c) in finish else s["gpu_timeout_s"]
-            g = steps.gpu_phase1(zgrid, m, s["gpu_io_blocks"], "gpu_alg1", {"c": c, "variant": "2d"},
-                            workdir, timeout)
+            g = steps.gpu_phase1(zgrid, m, s["gpu_io_blocks"], "gpu_alg1",
+                                 {"c": c, "variant": "2d"}, workdir, timeout)
             steps.check_same(g, cpu, f"GPU algorithm 1 (M = {m}^2, C = {c}^2)")
-            rows.append({**steps.bench_row("table5_1", m, "gpu_alg1", g, c=c, variant="2d"), **steps.alg1_parts(g)})
+            rows.append({**steps.bench_row("table5_1", m, "gpu_alg1", g, c=c, variant="2d"),
+                         **steps.alg1_parts(g)})
             log(f"table 5.1: M = {m}^2 C = {c}^2: {g['status']}")
     return rows
 
@@ -119,7 +120,7 @@ def _variant_table(name, zgrid, s, workdir, log):
             if variant in stopped:
                 continue
             g = steps.gpu_phase1(zgrid, m, n, "gpu_alg1", {"c": c, "variant": variant}, workdir,
-                            s["gpu_timeout_s"], per_block=True)
+                                 s["gpu_timeout_s"], per_block=True)
             steps.check_same(g, cpu, f"GPU algorithm 1 {variant} (M = {m}^2, C = {c}^2), trial {t + 1}")
             log(f"{name}: trial {t + 1}: {variant}: {g['status']}")
             if g["status"] == "ok":
@@ -174,8 +175,9 @@ def measure_table5_5(zgrid, s, workdir, log):
             if m > side:
                 continue
             r = sssp_io.io_sssp(win, source, m, workdir / f"t55_{side}_{m}")
-            check = steps.check_more_sources(win, workdir / f"t55_{side}_{m}", steps.corner_and_edge(side),
-                                        f"Table 5.5 N = {side}^2, M = {m}^2", log)
+            check = steps.check_more_sources(win, workdir / f"t55_{side}_{m}",
+                                             steps.corner_and_edge(side),
+                                             f"Table 5.5 N = {side}^2, M = {m}^2", log)
             io = r.io
             # the space its side files take when it ends (G', its records, the distances):
             # Table 5.5's O(N) space (t55.space)

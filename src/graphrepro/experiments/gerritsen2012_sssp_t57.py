@@ -22,7 +22,8 @@ SAMPLE_BATCHES = 8
 def measure_table5_7(zgrid, s, workdir, log, work=None):
     from ..solvers.gerritsen2012 import sssp_io
 
-    win = steps.window_zgrid(zgrid, min(s["window"], steps.grid_side(zgrid)), workdir / f"window_{s['window']}.zgrid")
+    win = steps.window_zgrid(zgrid, min(s["window"], steps.grid_side(zgrid)),
+                             workdir / f"window_{s['window']}.zgrid")
     side = steps.grid_side(win)
     source = steps.seeded_source(win)
     t0 = time.perf_counter()
@@ -124,7 +125,7 @@ def _table5_7_block(win, m, s, workdir, source, ref, log) -> list[dict]:
         rows.append(gpu_row)
     else:
         gres = steps.gpu_phase1(win, m, steps.blocks_per_side(win, m) ** 2, "gpu_alg2", {}, workdir,
-                           s["gpu_timeout_s"], against=g)
+                                s["gpu_timeout_s"], against=g)
         rows.append(_phase1_gpu_row(m, gres, side, source))
         log(f"table 5.7: M = {m}^2 GPU phase 1: {gres['status']}")
     shutil.rmtree(d, ignore_errors=True)
