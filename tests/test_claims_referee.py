@@ -173,7 +173,8 @@ def test_departures_are_read_off_the_tables():
         "points"]
     cap = json.dumps({"rlimit": "RLIMIT_DATA", "budget_mib": 238.0, "limit_mib": 994.5})
     t57 = pd.DataFrame({"cap": [cap, cap], "max_rss_mib": [6128.5, 7270.0]})
-    assert "did not bind" in departures([("t", t57)])[0]
+    assert "memory cap bound the heap only: RLIMIT_DATA held it at 994.5 MiB" in \
+        departures([("t", t57)])[0]
     assert departures([("t", t57.assign(max_rss_mib=900.0))]) == []
 
 

@@ -77,6 +77,32 @@ def test_t53_vs_3d_is_zorder_against_3d_in_one_job_never_a_ratio_of_the_tables_r
     verdict, _ = t53({"2d": [100.0] * 4, "3d": [150.0, 152.0, 149.0, 151.0],
                       "zorder": [100.0, 104.0, 98.0, 101.0]})
     assert verdict == "not reproduced"
+    # a 3-D run in the same trials that gave no part 1, or no time: the reason says which
+    verdict, reason = t53({"2d": [100.0] * 4, "3d": None, "zorder": [150.0] * 4})
+    assert verdict == "not testable here"
+    assert reason.endswith("timed the 3-D run in the same trials, but recorded no part 1 time for it")
+    b = alg1_table({"2d": [100.0] * 4, "3d": [100.0] * 4, "zorder": [150.0] * 4})
+    b.loc[b["variant"] == "3d", "status"] = "stopped after 60 s of timed work"
+    ev = evidence_table5_3(claims_of("gerritsen2012", "gerritsen2012_table5_3"), None, {},
+                           benchmarks={"gerritsen2012_table5_3": b})
+    assert ev["t53.vs_3d"].reason.endswith(
+        "Table 5.3's 3-D run in the same trials gave no time (stopped after 60 s of timed work)")
+
+
+def test_table_5_3_shows_its_own_variant_and_the_3d_run_of_its_trials_beside_it():
+    from graphrepro.experiments import get_target, published
+
+    b = alg1_table({"3d": [100.0, 104.0, 98.0, 101.0], "2d": [100.0] * 4,
+                    "zorder": [150.0, 152.0, 149.0, 151.0]})
+    b.loc[b["variant"] == "zorder", "batch_ms"] = json.dumps([7000.0, 7000.0])
+    out = get_target("gerritsen2012_table5_3").compare(
+        None, {}, published("gerritsen2012"), benchmarks={"gerritsen2012_table5_3": b})
+    avg = out[(out["row"] == "Average") & (out["column"] == "running time GPU (per I/O-block)")]
+    assert avg["ours"].iloc[0] == "7000 ms (2-D: 5000 ms)"  # z-order's, though 3-D comes first
+    vs = out[out["claim_id"] == "t53.vs_3d"].iloc[0]
+    assert vs["column"] == "against the 3-D version (same trials)"
+    assert vs["ours"] == "7000 ms vs 5000 ms"
+    assert vs["note"] == "4 interleaved trials, z-order / 3-D on part 1 from 1.46 to 1.52"
 
 
 # --- statements that had no row (item 8) ---------------------------------------------------------
@@ -139,7 +165,7 @@ def test_the_terrain_tables_and_the_key_limit_are_read_off_the_origin_record_and
 def test_table5_7_phase3_is_shown_in_minutes_not_judged():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import evidence_table5_7
 
     c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
     ev = evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": table57(300.0)})
@@ -448,18 +474,18 @@ def test_t51_parts_sets_part_against_part_over_finished_cells_of_one_m():
 
 
 def test_runner_records_a_finished_cells_two_parts_per_io_block():
-    from graphrepro.experiments.gerritsen2012_sssp_run import _parts
+    from graphrepro.experiments.gerritsen2012_sssp_steps import alg1_parts
 
     done = {"status": "ok", "blocks": 2, "timings": {"step_ms": 90.0, "part1_ms": 10.0,
                                                      "part2_ms": 80.0}}
-    assert _parts(done) == {"part1_ms": 5.0, "part2_ms": 40.0}
-    assert _parts({**done, "status": "extrapolated from part 1 (stopped after 9 s)"}) == {}
+    assert alg1_parts(done) == {"part1_ms": 5.0, "part2_ms": 40.0}
+    assert alg1_parts({**done, "status": "extrapolated from part 1 (stopped after 9 s)"}) == {}
 
 
 def test_t57_cpu_m128_is_its_phase_1_against_m64s():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_7
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import evidence_table5_7
 
     c = claims_of("gerritsen2012", "gerritsen2012_table5_7")
     b = table57(300.0)
@@ -512,16 +538,17 @@ def test_the_ledger_shows_the_band_the_rule_used_on_every_row_judged_or_not():
 def test_a_cap_the_host_cannot_bind_says_the_cgroup_was_refused():
     from test_gerritsen2012_claims import table57
 
-    from graphrepro.experiments.gerritsen2012_sssp_evidence import cap_check
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import cap_bound, cap_check
 
     b = table57(1785.0)
     cap = json.loads(b.loc[b["impl"] == "cpu (capped)", "cap"].iloc[0])
     cap["why_not_cgroup"] = ("no memory cgroup of its own here ([Errno 13] Permission denied: "
                              "'/sys/fs/cgroup/x/graphrepro-cap-1/memory.max')")
     b.loc[b["impl"] == "cpu (capped)", "cap"] = json.dumps(cap)
-    assert cap_check(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
+    assert cap_check(b) is None  # RLIMIT_DATA bound the heap: judged, saying which cap bound
+    assert cap_bound(b).endswith("; a memory cgroup, which would charge those pages, was refused: "
                                  "no memory cgroup of its own here (permission denied)")
-    assert "refused" not in cap_check(table57(1785.0))
+    assert "refused" not in cap_bound(table57(1785.0))
 
 
 def test_t32_gpu_same_is_the_gpu_baseline_timed_again():

@@ -19,7 +19,10 @@ SCRIPT = REPO / "workflow" / "scripts" / "device_call.py"
 sys.path.insert(0, str(SCRIPT.parent))
 import device_call  # noqa: E402
 
-RUN_CONFIGS = ("h100.yaml", "h100-real.yaml", "h100-gerritsen-full.yaml", "h100-run3.yaml")
+RUN_CONFIGS = ("h100.yaml", "h100-real.yaml", "h100-gerritsen-full.yaml", "h100-run3.yaml",
+               "h100-run4.yaml")
+# a run-4 call's config files, in the order its calls give them
+RUN4 = ("h100.yaml", "h100-real.yaml", "h100-gerritsen-full.yaml", "h100-run4.yaml")
 
 
 def test_the_groups_name_real_targets_and_cover_every_target_of_the_run_configs():
@@ -79,3 +82,35 @@ def test_the_calls_record_reaches_every_run_tables_provenance(monkeypatch):
     monkeypatch.setenv("GRAPHREPRO_CALL", "{not json")
     with pytest.raises(InputError, match="GRAPHREPRO_CALL"):
         provenance()
+
+
+def test_the_run_4_overlay_keeps_the_cells_issue_51_added_to_h100():
+    """An overlay replaces each list it names: run 3's repeated Table 5.1's finish_cells and
+    Table 5.7's blocks and so dropped the cells added since; run 4's keeps every list of
+    config/h100.yaml's chapter-5 settings whole (Table 5.1's finishing cells, M = 128^2)."""
+    from graphrepro.configcheck import check_config, settings_errors
+    from graphrepro.configs import load
+
+    def merged(names):
+        return load([str(REPO / "config" / n) for n in names])["targets"]
+
+    base, run4 = merged(["h100.yaml"]), merged(RUN4)
+    check_config(load([str(REPO / "config" / n) for n in RUN4]))
+    t51 = run4["gerritsen2012_table5_1"]["settings"]
+    assert {(64, 16), (64, 64), (128, 64), (128, 128)} <= {tuple(c) for c in t51["finish_cells"]}
+    t57 = run4["gerritsen2012_table5_7"]["settings"]
+    assert 128 in t57["blocks"] and t57["window"] == 8192 and t57["cpu_phase1_blocks"] == 64
+    for name, target in base.items():
+        if name.startswith("gerritsen2012_table5"):
+            assert settings_errors(name.removeprefix("gerritsen2012_"), run4[name]["settings"]) == []
+            for key, value in target.get("settings", {}).items():
+                if isinstance(value, list):
+                    assert run4[name]["settings"][key] == value, (name, key)
+    # the run-3 overlay, kept as run 3 was made, is the one that drops them
+    run3 = merged(["h100.yaml", "h100-real.yaml", "h100-gerritsen-full.yaml", "h100-run3.yaml"])
+    assert [64, 16] not in run3["gerritsen2012_table5_1"]["settings"]["finish_cells"]
+    assert 128 not in run3["gerritsen2012_table5_7"]["settings"]["blocks"]
+    # frontier's interleaved group (config/h100.yaml) is no longer switched off, and every run
+    # it names is among the target's runs
+    front = run4["frontier_sssp"]
+    assert set(front["interleave"]) <= set(front["runs"]) and front["interleave"]

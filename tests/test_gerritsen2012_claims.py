@@ -13,20 +13,17 @@ import pytest
 from graphrepro.claims import Validated, judge, load_claims
 from graphrepro.experiments import gerritsen2012_mst as g12
 from graphrepro.experiments import get_target, published
-from graphrepro.experiments.gerritsen2012_sssp import (
-    _row,
-    extrapolate_alg1,
-    extrapolation_point,
-)
+from graphrepro.experiments.gerritsen2012_sssp import extrapolate_alg1, extrapolation_point
 from graphrepro.experiments.gerritsen2012_sssp_evidence import (
-    cap_check,
     evidence_table5_1,
     evidence_table5_2,
     evidence_table5_3,
-    evidence_table5_7,
     extrapolation_check,
     lower_bound,
 )
+from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import cap_check, evidence_table5_7
+from graphrepro.experiments.gerritsen2012_sssp_steps import bench_row
+from reference_run import tabulated
 
 REFERENCE = Path(__file__).resolve().parents[1] / "reports" / "reference"
 
@@ -116,7 +113,7 @@ def test_the_extrapolation_point_of_a_finished_child():
     assert extrapolate_alg1(err, 100.0)[1] == "1 whole I/O-block"
     assert extrapolation_point(err.replace("4/4", "3/4")) is None  # never finished a block
     # the benchmark row keeps the pair for the ledger's check
-    row = _row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
+    row = bench_row("table5_2", 16, "gpu_alg1", {"status": "ok", "blocks": 1, "step_ms": 5000.0,
                                             "batch_ms": [5000.0], "counters": {},
                                             "partial": (est, finished)}, c=4, variant="2d")
     assert (row["partial_estimate_ms"], row["partial_finished_ms"]) == (est, finished)
@@ -200,28 +197,59 @@ def table57(rss):
     return df
 
 
-def test_table5_7_claims_on_phase_2_need_a_binding_cap():
-    over = table57(1785.0)
-    why = cap_check(over)
-    assert "did not bind" in why and "1785-1785 MiB" in why
+def test_table5_7_claims_on_phase_2_say_which_cap_bound_and_need_one():
+    """Where the host delegates no memory cgroup (run 3's refused one), RLIMIT_DATA binds the
+    heap: the claims resting on phase 2 are judged and say so, and that the memory-mapped files
+    were not charged; a cgroup binds every page; with no cap that bound they are not testable."""
     c = claims_of("gerritsen2012_table5_7")
-    v = verdicts("gerritsen2012_table5_7",
-                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": over}))
-    for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
-        assert v[cid][0] == "not testable here" and "did not bind" in v[cid][1]
-    # phase 2's own trend in M is judged whatever the cap did (one run per M: no interval), and
-    # says the cap did not bind; the totals' ordering is phase 1's (phases 2, 3 on both sides)
-    assert v["t57.p2_faster_m"][0] == "inconclusive" and "did not bind" in v["t57.p2_faster_m"][1]
+
+    def judged(b):
+        return verdicts("gerritsen2012_table5_7",
+                        evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": b}))
+
+    heap_only = table57(1785.0)
+    assert cap_check(heap_only) is None
+    v = judged(heap_only)
+    assert v["t57.p2_dominates"][0] == "reproduced"  # 50 s > 1.2 s and 17 s > 1.9 s
+    assert v["t57.cpu_best_m"][0] == "not reproduced"  # ours: M = 16^2
+    for cid in ("t57.p2_dominates", "t57.cpu_best_m", "t57.p2_faster_m"):
+        assert "the cap that bound phases 2 and 3: RLIMIT_DATA, their heap and private mappings " \
+               "held to 238 MB over the start-up's 145.5 MiB (383.5 MiB in all" in v[cid][1], cid
+        assert "the memory-mapped grid and G' were not charged" in v[cid][1]
+        assert "resident memory 1785-1785 MiB" in v[cid][1]
     assert v["t57.gpu_p1_faster"][0] == "reproduced"  # phase 1 needs no cap
     # ours grows with M, the thesis's fell; but a fit through one run per M has no interval, and
     # the rule gives no magnitude verdict without one (issue 30)
     assert v["t57.cpu_p1_trend"][0] == "inconclusive"
-    under = table57(300.0)
-    assert cap_check(under) is None
-    v = verdicts("gerritsen2012_table5_7",
-                 evidence_table5_7(c, None, {}, benchmarks={"gerritsen2012_table5_7": under}))
-    assert v["t57.p2_dominates"][0] == "reproduced"  # 50 s > 1.2 s and 17 s > 1.9 s
-    assert v["t57.cpu_best_m"][0] == "not reproduced"  # ours: M = 16^2
+    # a cgroup charges the mapped pages too: its peak under the limit binds as the thesis's did
+    cgroup = {"rlimit": "cgroup v2 memory.max", "cgroup": "/sys/fs/cgroup/x", "limit_mib": 238.0,
+              "budget_mib": 238, "baseline_mib": 0.0, "peak_mib": 230.5}
+    whole = table57(300.0).assign(cap=lambda d: np.where(d["impl"] == "cpu (capped)",
+                                                         json.dumps(cgroup), ""))
+    v = judged(whole)
+    assert v["t57.p2_dominates"][0] == "reproduced"
+    assert "a memory cgroup of 238 MiB (cgroup v2 memory.max), charging every page they touched, " \
+           "the memory-mapped grid and G' too" in v["t57.p2_dominates"][1]
+    assert "peak 230.5 MiB" in v["t57.cpu_best_m"][1]
+    # a cgroup that recorded no peak under its limit, or no cap at all: nothing bound
+    over = whole.assign(cap=whole["cap"].str.replace('"peak_mib": 230.5', '"peak_mib": 900.0'))
+    for b, why in ((over, "did not record a peak under it"),
+                   (table57(300.0).assign(cap=""), "recorded no memory cap")):
+        v = judged(b)
+        for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
+            assert v[cid][0] == "not testable here" and why in v[cid][1], cid
+
+
+def test_table5_7_provenance_names_the_cap_its_capped_runs_had():
+    from graphrepro.experiments.gerritsen2012_sssp_evidence_t57 import memory_cap_record
+
+    b = table57(1785.0)
+    record = memory_cap_record(b)
+    assert record["kind"] == "RLIMIT_DATA" and record["budget_mib"] == 238
+    assert record["charges"] == "the heap and private mappings, not memory-mapped files' pages"
+    assert record["bound"].startswith("the cap that bound phases 2 and 3: RLIMIT_DATA")
+    assert record["why_not_bound"] == ""
+    assert memory_cap_record(b.drop(columns="cap")) is None
 
 
 # --- Table 3.5: "slower than the best version of the chapter" is judged ---------------------------
@@ -336,7 +364,7 @@ def test_a_few_narrow_cpu_wins_are_inconclusive_under_the_drift():
 def test_reference_ledger_judges_every_gerritsen2012_claim():
     ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
     g = ledger[ledger["document"] == "gerritsen2012"].set_index("claim_id")
-    assert list(g.index) == list(load_claims("gerritsen2012")["claim_id"])
+    assert list(g.index) == tabulated(load_claims("gerritsen2012")["claim_id"])
     assert not g["reason"].str.contains("was not built").any()
     # GPU algorithms 1 and 2 are host loops: run 3 timed them on graphrepro.launch, so the
     # launch-path rule (issue 30) no longer strikes the claims their times decide
@@ -348,16 +376,18 @@ def test_reference_ledger_judges_every_gerritsen2012_claim():
         assert g.loc[cid, "verdict"] == "not testable here", cid
         assert "an A/A comparison" in g.loc[cid, "reason"], cid
     assert not g["reason"].str.contains("superseded launch path").any()
-    # defect 8: the cap did not bind (mapped files), so phase 2's claims are not testable
+    # defect 8: run 3's cap held the heap only (no cgroup on its host): its ledger said "did not
+    # bind"; retabulated under issue 51's rule, the claims are judged and name RLIMIT_DATA
     for cid in ("t57.p2_dominates", "t57.cpu_best_m"):
-        assert g.loc[cid, "verdict"] == "not testable here"
-        assert "did not bind" in g.loc[cid, "reason"]
+        reason = g.loc[cid, "reason"]
+        assert ("did not bind" in reason and g.loc[cid, "verdict"] == "not testable here") or \
+            "the cap that bound phases 2 and 3: RLIMIT_DATA" in reason, cid
     assert g.loc["t35.vs_best", "verdict"] in ("reproduced", "not reproduced", "inconclusive")
     assert g.loc["t54.best_cpu", "verdict"] == "reproduced"  # four batches per side
     table = pd.read_csv(REFERENCE / "targets" / "gerritsen2012_table5_7.csv", dtype=str,
                         keep_default_na=False)
     cap = table[table["column"] == "memory cap"]["note"].iloc[0]
-    assert "did not bind" in cap and np.isfinite(float(cap.split("peak RSS ")[1].split()[0]))
+    assert "RLIMIT_DATA" in cap and np.isfinite(float(cap.split("peak RSS ")[1].split()[0]))
 
 
 def test_descriptions_say_what_ran():
@@ -366,3 +396,81 @@ def test_descriptions_say_what_ran():
     assert "cropped to phases_side" in t38 and "judged on the whole 40 ft grid's runs" in t38
     t57 = get_target("gerritsen2012_table5_7").description
     assert "under a memory cap" not in t57 and "uncapped" in t57
+
+
+# --- the space statements of Tables 3.6 and 5.5 ----------------------------------------------------
+
+def test_space_rows_are_judged_from_the_bytes_the_side_files_hold():
+    from graphrepro.experiments.gerritsen2012_mst_evidence import evidence_table3_6
+    from graphrepro.experiments.gerritsen2012_sssp_evidence import evidence_table5_5
+    from graphrepro.terrain.blockio import bytes_under
+
+    sweep = pd.DataFrame([{"status": "ok", "vertices": n, "trial": 0, "phase1_ms": 1.0,
+                           "phase2_ms": 1.0, "phase3_ms": 1.0, "total_block_reads": 1,
+                           "total_block_writes": 1, "total_bytes_read": n, "total_bytes_written": n,
+                           "work_bytes": 12 * n + 4096} for n in (1024, 4096, 16384, 65536)])
+    c36 = claims_of("gerritsen2012_table3_6")
+    v = verdicts("gerritsen2012_table3_6", evidence_table3_6(c36, None, {}, {g12.SWEEP: sweep}))
+    assert v["t36.space"][0] == "reproduced", v["t36.space"]
+    assert v["t36.gpu_space"][0] == "not testable here" and "one block side (C)" in v["t36.gpu_space"][1]
+    old = sweep.drop(columns="work_bytes")  # run 3's sweep: made before the column
+    v = verdicts("gerritsen2012_table3_6", evidence_table3_6(c36, None, {}, {g12.SWEEP: old}))
+    assert v["t36.space"][0] == "not testable here"
+    assert "the size sweep recorded no work_bytes (the bytes its side files hold" in v["t36.space"][1]
+    # Table 5.5: per M, the space against N; space growing as N^1.3 at one M leaves the band
+    rows = [{"status": "ok", "N": n, "block": m, "M": m * m, "phase1_s": 1.0, "phase2_s": 1.0,
+             "phase3_s": 1.0, "bytes_read": n, "bytes_written": n, "data": "t: test",
+             "work_bytes": 40 * n ** (1.3 if m == 16 else 1.0)}
+            for m in (8, 16) for n in (4096, 16384, 65536, 262144)]
+    c55 = claims_of("gerritsen2012_table5_5")
+    v = verdicts("gerritsen2012_table5_5",
+                 evidence_table5_5(c55, None, {}, benchmarks={"gerritsen2012_table5_5": pd.DataFrame(rows)}))
+    assert v["t55.space"][0] == "not reproduced" and "M=256 1.3 " in v["t55.space"][1], v["t55.space"]
+    linear = pd.DataFrame(rows).assign(work_bytes=lambda d: 40 * d["N"])
+    v = verdicts("gerritsen2012_table5_5",
+                 evidence_table5_5(c55, None, {}, benchmarks={"gerritsen2012_table5_5": linear}))
+    assert v["t55.space"][0] == "reproduced"
+    assert v["t55.gpu_space"][0] == "not testable here" and "device memory" in v["t55.gpu_space"][1]
+    v = verdicts("gerritsen2012_table5_5", evidence_table5_5(
+        c55, None, {}, benchmarks={"gerritsen2012_table5_5": linear.drop(columns="work_bytes")}))
+    assert v["t55.space"][0] == "not testable here" and "recorded no work_bytes" in v["t55.space"][1]
+    assert bytes_under(Path("/nonexistent-graphrepro")) == 0
+
+
+# --- Table 5.7's CPU phase 1 scaled from a sample of blocks: the scaling's error in the interval ---
+
+def test_a_scaled_cpu_phase_1_carries_the_spread_of_its_sampled_blocks():
+    from graphrepro.experiments.gerritsen2012_sssp_measured import rescaled, scaled_sample
+
+    row = {"batch_ms": json.dumps([80.0, 120.0, 100.0, 100.0]), "batch_blocks": json.dumps([8] * 4)}
+    sample = scaled_sample(row)
+    assert sample.tolist() == [10.0, 15.0, 12.5, 12.5]  # ms per block, batch by batch
+    assert rescaled(600.0, sample, np.full(4, 15.0)) == 720.0  # the whole moves with the mean
+    for bad in ({"batch_ms": "[100.0]", "batch_blocks": "[8]"},  # one batch: no spread
+                {"batch_ms": "", "batch_blocks": ""}, {"batch_ms": "[1.0, 2.0]"}):
+        assert scaled_sample(bad) is None
+
+    def judged(batch_ms):
+        b = table57(300.0).assign(batch_ms="", batch_blocks="", extrapolated="")
+        cpu = b["impl"] == "cpu_dijkstra"
+        b.loc[cpu, "batch_ms"] = json.dumps(batch_ms)
+        b.loc[cpu, "batch_blocks"] = json.dumps([8] * len(batch_ms))
+        b.loc[cpu, "extrapolated"] = "from 64 of 4096 blocks (step time, 8 threads)"
+        ev = evidence_table5_7(claims_of("gerritsen2012_table5_7"), None, {},
+                               benchmarks={"gerritsen2012_table5_7": b})
+        return ev, verdicts("gerritsen2012_table5_7", ev)
+
+    # M = 64^2: 550 s scaled from 8 batches whose per-block times spread +-20%: the interval of
+    # GPU / CPU is the bootstrap of that spread around 2.8 / 550, not a single value
+    ev, v = judged([80.0, 120.0, 100.0, 90.0, 110.0, 100.0, 95.0, 105.0])
+    j = judge(claims_of("gerritsen2012_table5_7").set_index("claim_id").loc["t57.gpu64_slower"]
+              .to_dict(), ev["t57.gpu64_slower"])
+    assert j.ours == pytest.approx(2.8 / 550) and j.low < j.ours < j.high
+    assert j.high / j.low == pytest.approx(1.17, abs=0.06)  # the mean of 8 batches, +-20% each
+    assert "the scaling's error in the interval: M=64^2 8 batches" in v["t57.gpu64_slower"][1]
+    assert "M=16^2 116.7 (107" in v["t57.gpu_p1_faster"][1]
+    # batches alike: the sample holds no spread, the interval is the value
+    ev, _ = judged([100.0] * 8)
+    j = judge(claims_of("gerritsen2012_table5_7").set_index("claim_id").loc["t57.gpu64_slower"]
+              .to_dict(), ev["t57.gpu64_slower"])
+    assert j.low == pytest.approx(j.ours) and j.high == pytest.approx(j.ours)

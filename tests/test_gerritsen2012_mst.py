@@ -456,6 +456,8 @@ def test_measure_io_sweep_counts_transfers(small_zgrid):
     assert t["verified"].str.startswith("weight = Kruskal").all()
     # phase 1 reads every grid block once
     assert t["phase1_block_reads"].tolist() == [4, 16, 64]
+    # the space its side files took, which grows with N (t36.space)
+    assert (t["work_bytes"] > 0).all() and t["work_bytes"].is_monotonic_increasing
 
 
 def test_measure_io_beyond_the_verify_limit_checks_spanning_only(small_zgrid):

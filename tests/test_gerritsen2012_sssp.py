@@ -280,6 +280,7 @@ def test_every_chapter_5_table_is_measured_checked_and_tabulated(tmp_path):
             assert json.loads(capped["cap"].iloc[0])["budget_mib"] == 238
         if table == "table5_5":
             assert df["check"].str.startswith("ok: equals whole-grid Dijkstra (sources 0, ").all()
+            assert (df["work_bytes"] > 0).all()  # the space its side files took (t55.space)
             fits = out[out["column"].str.contains(" against ")]
             assert len(fits) and fits["ours"].str.startswith("~ ").all()
     with pytest.raises(InputError, match="unknown setting"):
@@ -382,10 +383,18 @@ def test_capped_phases_then_the_uncapped_check_from_the_command_line(tmp_path, t
 
 def test_tables_5_2_5_3_interleave_their_trials_and_stop_at_a_stopped_one(tmp_path, monkeypatch):
     """The 2-D run and the variant take turns, the first of each pair swapped every trial; a
-    trial that stops leaves its variant's row with that status, and no trial runs after it."""
+    trial that stops leaves its variant's row with that status, and no trial runs after it.
+    Table 5.3 times the 3-D run in the same trials (t53.vs_3d): each order reversed every trial,
+    so each pair of the three takes turns going first."""
     import graphrepro.experiments.gerritsen2012_sssp_run as e
+    import graphrepro.experiments.gerritsen2012_sssp_steps as steps
 
-    assert e.trial_order("zorder", 4) == [("2d", "zorder"), ("zorder", "2d")] * 2
+    assert e.trial_order(["zorder"], 4) == [("2d", "zorder"), ("zorder", "2d")] * 2
+    three = e.trial_order(["zorder", "3d"], 4)
+    assert three == [("2d", "zorder", "3d"), ("3d", "zorder", "2d")] * 2
+    for a, b in (("zorder", "3d"), ("2d", "zorder"), ("2d", "3d")):
+        firsts = [trial.index(a) < trial.index(b) for trial in three]
+        assert firsts == [True, False, True, False]
     calls = []
 
     def fake(zgrid, m, n, step_name, params, workdir, timeout, per_block=False, against=None):
@@ -395,16 +404,26 @@ def test_tables_5_2_5_3_interleave_their_trials_and_stop_at_a_stopped_one(tmp_pa
         return {"status": "ok", "blocks": n, "step_ms": 10.0 * n, "batch_ms": [10.0] * n,
                 "counters": {}, "dist": None}
 
-    monkeypatch.setattr(e, "_gpu_phase1", fake)
-    monkeypatch.setattr(e, "_same", lambda g, cpu, what: None)
-    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    monkeypatch.setattr(steps, "gpu_phase1", fake)
+    monkeypatch.setattr(steps, "check_same", lambda g, cpu, what: None)
+    monkeypatch.setattr(steps, "gpu_status", lambda name: None)
     path = zgrid(tmp_path, np.random.default_rng(3).integers(0, 40, size=(32, 32)), "s")
     t3 = e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "io_blocks": 2,
                                              "trials": 4}, tmp_path / "w", log=lambda m: None)
-    assert calls == ["2d", "zorder", "zorder", "2d"]  # trial 2 stopped: no trial 3
+    # trial 2 stopped z-order: the trial ends (the 2-D run after it), no trial 3
+    assert calls == ["2d", "zorder", "3d", "3d", "zorder", "2d"]
     rows = t3[t3["impl"] == "gpu_alg1"].set_index("variant")
     assert rows.loc["2d", "status"] == "ok" and json.loads(rows.loc["2d", "trial_ms"]) == [10.0, 10.0]
+    assert rows.loc["3d", "status"] == "ok" and json.loads(rows.loc["3d", "trial_order"]) == ["2d", "3d"]
     assert rows.loc["zorder", "status"].startswith("stopped")
+    calls.clear()  # without also_variant, the 2-D run and the variant alone, as Table 5.2
+    e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "io_blocks": 2, "trials": 1,
+                                        "also_variant": ""}, tmp_path / "w1", log=lambda m: None)
+    assert calls == ["2d", "zorder"]
+    for bad in ("zorder", "4d"):  # the table's own variant, or none of GPU algorithm 1's
+        with pytest.raises(InputError, match="also_variant"):
+            e.run_experiment("table5_3", path, {"also_variant": bad}, tmp_path / "x",
+                             log=lambda m: None)
     for bad in (0, 2.5, "4", True):  # refused with the other settings, before any work
         with pytest.raises(InputError, match="trials must be a whole number, at least 1"):
             e.run_experiment("table5_3", path, {"block": 8, "gpu_block": 4, "trials": bad},
@@ -416,15 +435,16 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
     """The GPU cells' machinery (child process, timing, the check against the CPU's records,
     the per-block times of Tables 5.2/5.3) with cpu_dijkstra in place of 11b's GPU steps."""
     import graphrepro.experiments.gerritsen2012_sssp_run as e
+    import graphrepro.experiments.gerritsen2012_sssp_steps as steps
 
-    original = e._gpu_phase1
+    original = steps.gpu_phase1
 
     def stand_in(zgrid, m, n, step_name, params, workdir, timeout, per_block=False, against=None):
         return original(zgrid, m, n, "cpu_dijkstra", {}, workdir, timeout, per_block=per_block,
                         against=against)
 
-    monkeypatch.setattr(e, "_gpu_phase1", stand_in)
-    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    monkeypatch.setattr(steps, "gpu_phase1", stand_in)
+    monkeypatch.setattr(steps, "gpu_status", lambda name: None)
     v = np.random.default_rng(9).integers(0, 40, size=(32, 32))
     path = zgrid(tmp_path, v, "s")
     t1 = e.run_experiment("table5_1", path, {"blocks": [8], "gpu_blocks": [4], "cpu_vertices": 256},
@@ -457,6 +477,9 @@ def test_gpu_cells_path_with_the_cpu_step_standing_in(tmp_path, monkeypatch):
     by = {(r["phase"], r["impl"]): r for _, r in s7.iterrows()}
     cpu1 = by[("phase 1", "cpu_dijkstra")]
     assert cpu1["extrapolated"].startswith("from 4 of 16 blocks")
+    # the sample the scaled value rests on, a batch a block here: its spread is the scaling's error
+    assert json.loads(cpu1["batch_blocks"]) == [1, 1, 1, 1] and int(cpu1["blocks_total"]) == 16
+    assert len(json.loads(cpu1["batch_ms"])) == 4
     assert by[("phase 1", "gpu_alg2")]["check"].startswith("ok: equals CPU phase 1 on the 4 timed")
     assert by[("phase 3", "cpu (capped)")]["check"].startswith("ok: equals whole-grid Dijkstra")
     out = get_target("gerritsen2012_table5_7").compare(
@@ -528,6 +551,7 @@ def test_finish_cells_run_under_their_own_timeout(tmp_path, monkeypatch):
     """Table 5.1's finish_cells get finish_timeout_s (to end an I/O-block and so validate the
     extrapolation of the cells stopped early); every other cell keeps gpu_timeout_s."""
     import graphrepro.experiments.gerritsen2012_sssp_run as e
+    import graphrepro.experiments.gerritsen2012_sssp_steps as steps
 
     timeouts = {}
 
@@ -535,8 +559,8 @@ def test_finish_cells_run_under_their_own_timeout(tmp_path, monkeypatch):
         timeouts[(m, params["c"])] = timeout
         return {"status": "stopped after 1 s of timed work", "stopped_s": 1.0, "blocks": 1}
 
-    monkeypatch.setattr(e, "_gpu_phase1", fake)
-    monkeypatch.setattr(e, "gpu_status", lambda name: None)
+    monkeypatch.setattr(steps, "gpu_phase1", fake)
+    monkeypatch.setattr(steps, "gpu_status", lambda name: None)
     v = np.random.default_rng(3).integers(0, 40, size=(32, 32))
     path = zgrid(tmp_path, v, "f")
     e.run_experiment("table5_1", path, {"blocks": [8, 16], "gpu_blocks": [4, 8], "cpu_vertices": 256,

@@ -12,6 +12,7 @@ import pytest
 
 import graphrepro.client as client
 import graphrepro.experiments.gerritsen2012_sssp_run as run
+import graphrepro.experiments.gerritsen2012_sssp_t57 as t57
 import graphrepro.experiments.gerritsen2012_sssp_work as work
 from graphrepro.cli import main
 from graphrepro.errors import InputError
@@ -33,13 +34,13 @@ def grid(tmp_path):
 def measured(monkeypatch):
     """The block sizes each process measured (the real measurement, counted)."""
     calls = []
-    original = run._table5_7_block
+    original = t57._table5_7_block
 
     def counted(win, m, *args):
         calls.append(m)
         return original(win, m, *args)
 
-    monkeypatch.setattr(run, "_table5_7_block", counted)
+    monkeypatch.setattr(t57, "_table5_7_block", counted)
     return calls
 
 
@@ -73,14 +74,19 @@ def test_table5_7_goes_on_from_its_journaled_block_sizes(grid, tmp_path, monkeyp
         assert set(rows["phase"]) == {"phase 1", "phase 2", "phase 3"}
         capped = rows[rows["impl"] == "cpu (capped)"]
         assert capped["check"].str.startswith("ok: equals whole-grid Dijkstra").all()
-    job = json.loads((tmp_path / "t57.provenance.json").read_text())["job"]
+    record = json.loads((tmp_path / "t57.provenance.json").read_text())
+    job = record["job"]
+    # which cap the capped phases had: a cgroup where this host delegates one, else RLIMIT_DATA
+    cap = record["memory_cap"]
+    assert cap["kind"] == "RLIMIT_DATA" or cap["kind"].startswith("cgroup v")
+    assert cap["bound"].startswith("the cap that bound phases 2 and 3")
     assert job["processes"] == 2 and [u["unit"] for u in job["units"]] == [8, 16]
     assert len({u["process"] for u in job["units"]}) == 2
     assert not (tmp_path / "work").exists()  # scratch and journal go with a written table
 
 
 def test_a_unit_cut_off_is_measured_again_from_clean_scratch(grid, tmp_path, monkeypatch):
-    original = run._table5_7_block
+    original = t57._table5_7_block
     cut = []
 
     def cut_once(win, m, s, workdir, *args):
@@ -91,7 +97,7 @@ def test_a_unit_cut_off_is_measured_again_from_clean_scratch(grid, tmp_path, mon
             raise KeyboardInterrupt
         return original(win, m, s, workdir, *args)
 
-    monkeypatch.setattr(run, "_table5_7_block", cut_once)
+    monkeypatch.setattr(t57, "_table5_7_block", cut_once)
     assert main(_cmd(grid, tmp_path)) != 0
     assert (tmp_path / "work" / "t57_16" / "half.rec").exists()
     assert main(_cmd(grid, tmp_path)) == 0

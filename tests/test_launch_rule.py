@@ -12,7 +12,8 @@ import pytest
 from graphrepro.claims import judge_target, load_claims
 from graphrepro.claims.runs import OLD_LAUNCH_PATH
 from graphrepro.claims.superseded import WHY, fingerprint, shake_inputs, shaken, superseded
-from reference_run import REFERENCE, configfiles, is_whole_run, record
+from reference_run import (AWAITING_RETABULATION, NEW_SINCE_TABULATION, REFERENCE, configfiles,
+                           is_whole_run, record, tabulated)
 
 NEW = "graphrepro.launch"
 
@@ -74,12 +75,15 @@ def test_every_claim_is_judged_by_the_rule_from_current_times(reference_targets)
     not move when every superseded host-loop time moves (a different shake from the ledger's)."""
     ledger = pd.read_csv(REFERENCE / "claims.csv", dtype=str, keep_default_na=False)
     ledger = ledger.set_index("claim_id")
-    assert sorted(ledger.index) == sorted(load_claims()["claim_id"])
+    assert not NEW_SINCE_TABULATION & set(ledger.index), "retabulated: empty reference_run's sets"
+    assert sorted(ledger.index) == sorted(tabulated(load_claims()["claim_id"]))
     seen, leaning = set(), []
     for name, (target, mine, runs, stats, extra) in reference_targets.items():
         rows = judge_target(target, runs, stats, **extra).set_index("claim_id")
         for cid, row in rows.iterrows():
             seen.add(cid)
+            if cid in AWAITING_RETABULATION:
+                continue
             kept = ledger.loc[cid]
             assert (kept["verdict"], kept["reason"]) == (row["verdict"], row["reason"]), cid
         evidence = target.evidence(mine, runs, stats, **extra)
@@ -87,7 +91,7 @@ def test_every_claim_is_judged_by_the_rule_from_current_times(reference_targets)
             r2, e2 = shake_inputs(runs, extra, seed=seed)
             again = target.evidence(mine, r2, stats, **e2)
             for cid, e in evidence.items():
-                if ledger.loc[cid, "verdict"] == "not testable here":
+                if cid in NEW_SINCE_TABULATION or ledger.loc[cid, "verdict"] == "not testable here":
                     continue
                 if fingerprint(e, 0) != fingerprint(again[cid], 0):
                     leaning.append(f"{name}: {cid}")

@@ -71,7 +71,9 @@ def _bgl_hand_off(name: str, rows: pd.DataFrame) -> str | None:
 
 
 def _cap(name: str, rows: pd.DataFrame) -> str | None:
-    """Table 5.7's memory cap: a departure where the capped runs' resident memory rose past it."""
+    """Table 5.7's memory cap: a departure where it held the heap only (RLIMIT_DATA, the host
+    delegating no memory cgroup) and the capped runs' resident memory, the pages of the
+    memory-mapped grid and G' that the thesis's machine paged, rose past it."""
     if not {"cap", "max_rss_mib"} <= set(rows.columns):
         return None
     capped = rows[rows["cap"].astype(str).str.startswith("{\"")]
@@ -84,6 +86,6 @@ def _cap(name: str, rows: pd.DataFrame) -> str | None:
     limit = float(cap.get("limit_mib", float("nan")))
     if rss.empty or not rss.max() > limit:
         return None
-    return (f"the {cap.get('budget_mib', 238):g} MB memory cap did not bind: "
-            f"{cap.get('rlimit', 'the limit')} capped the heap at {limit:g} MiB while resident "
-            f"memory reached {rss.min():.0f}-{rss.max():.0f} MiB")
+    return (f"the {cap.get('budget_mib', 238):g} MB memory cap bound the heap only: "
+            f"{cap.get('rlimit', 'the limit')} held it at {limit:g} MiB while the memory-mapped "
+            f"grid and G' brought resident memory to {rss.min():.0f}-{rss.max():.0f} MiB")

@@ -437,6 +437,7 @@ def cmd_sssp_experiment(args) -> int:
     """gerritsen2012 chapter 5: measure one table's numbers (a benchmark table for its target)."""
     from ..experiments.gerritsen2012_sssp import run_experiment
     from ..experiments.gerritsen2012_sssp_run import settings_for
+    from ..experiments.gerritsen2012_sssp_evidence_t57 import memory_cap_record
     from ..client import deadline_stop
     from ..experiments.gerritsen2012_sssp_work import Work
     from ..harness import provenance
@@ -466,6 +467,9 @@ def cmd_sssp_experiment(args) -> int:
     out = Path(args.output)
     record = {**provenance({"table": args.table, "terrain": args.terrain, "settings": settings}),
               "job": {**work.record(), "anchors_s": round(anchors.seconds, 4)}}
+    # Table 5.7: which memory cap its capped phases had (a cgroup, else RLIMIT_DATA) and why
+    if (cap := memory_cap_record(table)) is not None:
+        record["memory_cap"] = cap
     write_provenance(out, {**record, "anchors": anchors.record(record)})
     atomic.write_csv(table, out)
     work.finish()

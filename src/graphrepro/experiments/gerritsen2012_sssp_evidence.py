@@ -6,10 +6,8 @@ Two things decide what a number may stand for here (issue 18, defect 8):
   bound, which decides an ordering by itself when it is already past the other side; its
   extrapolation (``extrapolate_alg1``) counts only with the error measured on cells that finished
   (:func:`extrapolation_check`), and until then a claim resting on it is inconclusive.
-- Table 5.7's phases 2 and 3 ran under a data-segment cap, but the grid and G' are memory-mapped
-  files whose pages count as resident memory and are not capped: the cap binds the way the
-  thesis's 238 MB machine did only if the runs' peak resident memory stayed under it
-  (:func:`cap_check`). Where it did not, claims that rest on phase 2's time are not testable.
+- Table 5.7's phases 2 and 3 ran under a memory cap: its evidence, which reads which cap bound,
+  is ``gerritsen2012_sssp_evidence_t57``.
 
 None of these functions judges: the one rule (graphrepro.claims.rule) does.
 """
@@ -320,12 +318,23 @@ def _zorder_vs_3d(benchmarks) -> object:
     if len(side_by_side) < 2:
         first = (a_over_a(b3, "zorder", trial_ratios(b3, "zorder")) + "; and "
                  if len(part1_ratios(b3, "zorder")) < 2 else "")
-        return Untestable(reason=f"{first}{VS_3D_READING}; Table 5.3's job timed z-order against "
-                                 f"the 2-D run only, not against the 3-D run")
+        return Untestable(reason=f"{first}{VS_3D_READING}; {_no_3d_pairing(b3)}")
     return Spread(values=side_by_side, what="interleaved trials of part 1", data=_data(b3),
                   n=_trials_n(b3, len(side_by_side)), reads=("gerritsen2012_table5_3",),
                   detail="part 1 only, z-order against the 3-D run in the same trials; each "
                          "trial's ratio " + ", ".join(f"{r:.3g}" for r in side_by_side))
+
+
+def _no_3d_pairing(b3) -> str:
+    """Why Table 5.3's job gives no z-order / 3-D ratio per trial of part 1."""
+    g = b3[(b3["impl"] == "gpu_alg1") & (b3["variant"] == "3d")] if len(b3) else b3
+    if not len(g):
+        return "Table 5.3's job timed z-order against the 2-D run only, not against the 3-D run"
+    if gpu_alg1_block_ms(b3, "3d") is None:
+        return f"Table 5.3's 3-D run in the same trials gave no time ({g['status'].iloc[0]})"
+    n = len(trial_ratios(b3, "zorder", against="3d"))
+    return ("Table 5.3's job timed the 3-D run in the same trials, but "
+            + ("recorded no part 1 time for it" if n >= 2 else f"in {n} trial(s): a spread needs two"))
 
 
 def evidence_table5_2(claims, runs, stats, benchmarks=None) -> dict:
@@ -422,7 +431,7 @@ def _fits(ok, by, x, y, what) -> object:
             continue
         ys = [list(g[y].astype(float)) for _, g in grp.groupby(x, sort=True)]
         parts.append(Fit(xs=sorted(grp[x].unique().astype(float)), ys=ys, units="runs",
-                         counted=y == "io", n=f"{len(ys)} sizes, one run each"))
+                         counted=y in ("io", "work_bytes"), n=f"{len(ys)} sizes, one run each"))
         labels.append(f"{by}={int(key)}")
     if not parts:
         return Untestable(reason=f"no {by} has two values of {x}")
@@ -439,148 +448,13 @@ def evidence_table5_5(claims, runs, stats, benchmarks=None) -> dict:
     ok["io"] = ok["bytes_read"] + ok["bytes_written"]  # the model's I/Os are of a fixed B bytes
     ok["total_s"] = ok["phase1_s"] + ok["phase2_s"] + ok["phase3_s"]
     return {"t55.gpu_bounds": Untestable(reason="see the claim"),
+            "t55.gpu_space": Untestable(reason="see the claim"),
+            "t55.space": (_fits(ok, "M", "N", "work_bytes", "values of M")
+                          if "work_bytes" in ok and ok["work_bytes"].notna().all() else
+                          Untestable(reason="Table 5.5 recorded no work_bytes (the bytes its side "
+                                            "files hold when a run ends, recorded since issue 51): "
+                                            "a table made before it is measured again to judge "
+                                            "the space")),
             "t55.io": _fits(ok, "M", "N", "io", "values of M"),
             "t55.time": _fits(ok, "M", "N", "total_s", "values of M"),
             "t55.phase1_m": _fits(ok, "N", "M", "phase1_s", "values of N")}
-
-
-# --- Table 5.7: the three phases on the window ----------------------------------------------------
-
-def cap_check(b: pd.DataFrame) -> str | None:
-    """None when the phase 2 and 3 runs stayed inside their memory cap the way the thesis's 238 MB
-    machine did (peak resident memory, mapped files included, under the cap), else why not."""
-    capped = b[b["impl"] == "cpu (capped)"] if len(b) else b
-    if not len(capped):
-        return "phases 2 and 3 did not run under a cap here"
-    caps = [c for c in capped.get("cap", pd.Series(dtype=str)).astype(str)
-            if c not in ("", "nan", "{}")]
-    if not caps:
-        return "phases 2 and 3 recorded no memory cap"
-    cap = json.loads(caps[0])
-    limit = float(cap.get("limit_mib", np.nan))
-    if "cgroup" in cap:  # it charged every page touched under the cap, mapped files' too
-        peaks = [json.loads(c).get("peak_mib") for c in caps]
-        if all(p is not None and p <= limit for p in peaks):
-            return None
-        return (f"phases 2 and 3 ran in a memory cgroup of {limit:g} MiB but did not record "
-                f"a peak under it")
-    rss = pd.to_numeric(capped["max_rss_mib"], errors="coerce")
-    if rss.notna().all() and np.isfinite(limit) and (rss <= limit).all():
-        return None
-    others = pd.to_numeric(b[b["impl"] == "gpu (uncapped)"].get("max_rss_mib"), errors="coerce")
-    return (f"the {cap.get('budget_mib', 238):g} MB cap did not bind as on the thesis's machine: "
-            f"{cap.get('rlimit', 'the limit')} capped the heap ({limit:g} MiB in all), but the "
-            f"memory-mapped grid and G' brought phase 2 and 3's resident memory to "
-            f"{rss.min():.0f}-{rss.max():.0f} MiB"
-            + (f" (the uncapped GPU phase 2: {others.max():.0f} MiB)" if others.notna().any() else "")
-            + _no_cgroup(cap))
-
-
-def _no_cgroup(cap: dict) -> str:
-    """Why the cap that charges mapped pages too (a memory cgroup, memcap.py) was not used: where
-    the host refused one, no setting makes the cap bind there, and the rows say so."""
-    why = str(cap.get("why_not_cgroup") or "")
-    if not why:
-        return ""
-    denied = " (permission denied)" if "Permission denied" in why else ""
-    return f"; a memory cgroup, which would charge those pages, was refused: {why.split(' (')[0]}{denied}"
-
-
-def _cells57(b) -> dict:
-    """{(M, phase, impl): seconds} of the cells with a time."""
-    out = {}
-    for _, r in b[b["status"] == "ok"].iterrows():
-        if str(r["block"]) in ("", "nan"):
-            continue
-        out[(int(float(r["block"])), r["phase"], r["impl"])] = float(r["seconds"])
-    return out
-
-
-@reads_table("table5_7", drift=True)
-def evidence_table5_7(claims, runs, stats, benchmarks=None) -> dict:
-    b = bench_table(benchmarks, "table5_7")
-    out = {"t57.minutes": Untestable(reason="see the claim")}
-    if not len(b):
-        for c in claims["claim_id"]:
-            out[c] = _missing(b, "Table 5.7")
-        return out
-    data, cells = _data(b), _cells57(b)
-    window = int(b["window"].iloc[0])
-    phase3 = [v for (m, phase, impl), v in cells.items() if phase == "phase 3"]
-    out["t57.phase3"] = Untestable(reason="see the claim",  # shown in minutes, not judged
-                                   ours=float(np.mean(phase3)) / 60 if phase3 else None)
-    n = f"one run per cell on the {window}^2 window"
-    scaled = b[(b["impl"] == "cpu_dijkstra") & b.get("extrapolated", pd.Series(dtype=str))
-               .astype(str).str.startswith("from")] if "extrapolated" in b else b.iloc[:0]
-    # the CPU phase 1 timed on centre blocks and scaled to the window (the thesis's way for
-    # Table 5.4): said beside every claim resting on it
-    sampled = ("the CPU phase 1 scaled to the window from centre blocks (" + ", ".join(
-        f"M={int(float(r['block']))}^2 {str(r['extrapolated']).split(' (')[0]}"
-        for _, r in scaled.iterrows()) + ")" if len(scaled) else "")
-
-    def p1(m, impl):
-        return cells.get((m, "phase 1", impl))
-
-    def ratio(m, num, den, what):
-        if num is None or den is None:
-            return Untestable(reason=f"M = {m}^2: {what} did not give a time")
-        return Spread(values=[num / den], what="run", n=n, data=data,
-                      detail=f"M = {m}^2: {num:.3g} s / {den:.3g} s")
-
-    def cpu_detail(ev):
-        if sampled and not isinstance(ev, Untestable):
-            ev.detail = "; ".join(x for x in (ev.detail, sampled) if x)
-        return ev
-
-    out["t57.gpu_p1_faster"] = cpu_detail(_across(
-        {f"M={m}^2": ratio(m, p1(m, "cpu_dijkstra"), p1(m, "gpu_alg2"), "phase 1") for m in (16, 32)},
-        "values of M", data, n))
-    out["t57.gpu64_slower"] = cpu_detail(ratio(64, p1(64, "gpu_alg2"), p1(64, "cpu_dijkstra"),
-                                               "phase 1"))
-    out["t57.cpu_m128"] = (
-        ratio(128, p1(128, "cpu_dijkstra"), p1(64, "cpu_dijkstra"), "the CPU phase 1")
-        if (128, "phase 1", "cpu_dijkstra") in cells or 128 in set(pd.to_numeric(
-            b["block"], errors="coerce").dropna().astype(int)) else
-        Untestable(reason="config: M = 128^2 is not among this config's Table 5.7 block sizes"))
-    cpu_detail(out["t57.cpu_m128"])
-    ms = [m for m in (16, 32, 64) if p1(m, "cpu_dijkstra") is not None]
-    out["t57.cpu_p1_trend"] = (Fit(xs=[float(m * m) for m in ms],
-                                   ys=[[p1(m, "cpu_dijkstra")] for m in ms], units="runs", n=n,
-                                   data=data, detail=", ".join(f"M={m}^2 {p1(m, 'cpu_dijkstra'):.3g} s"
-                                                               for m in ms))
-                               if len(ms) >= 2 else Untestable(reason="fewer than two M"))
-    cpu_detail(out["t57.cpu_p1_trend"])
-    why = cap_check(b)
-    p2 = {m: cells.get((m, "phase 2", "cpu (capped)")) for m in (16, 32, 64)}
-    p23 = {m: p2[m] + cells[(m, "phase 3", "cpu (capped)")] for m in (16, 32, 64)
-           if p2.get(m) is not None and (m, "phase 3", "cpu (capped)") in cells}
-    totals = {m: p1(m, "cpu_dijkstra") + p23[m] for m in ms if m in p23}
-    # the totals' ordering (section 5.6.2) is phase 1's, phases 2 and 3 being the same CPU runs
-    # on both sides: merged into t57.gpu_p1_faster (one measurement, one verdict)
-    # Phase 2's trend in M is the phase's own, judged whether or not the cap bound (here it
-    # did not: it ran with more memory than the thesis's machine had); its block reads beside
-    have = [m for m in (16, 32, 64) if p2.get(m) is not None]
-    reads = {int(float(r["block"])): float(r["block_reads"]) for _, r in
-             b[(b["phase"] == "phase 2") & (b["impl"] == "cpu (capped)")].iterrows()
-             if pd.notna(r.get("block_reads"))}
-    out["t57.p2_faster_m"] = (Fit(xs=[float(m * m) for m in have], ys=[[p2[m]] for m in have],
-                                  units="runs", n=n, data=data, detail="; ".join(
-                                      f"M={m}^2 {p2[m]:.3g} s" + (f", {reads[m]:,.0f} block reads"
-                                                                  if m in reads else "")
-                                      for m in have) + (f"; {why}" if why else ""))
-                              if len(have) >= 2 else Untestable(reason="fewer than two M"))
-    if why:
-        dom = [p2[m] / p1(m, "gpu_alg2") for m in (16, 32)
-               if p2.get(m) is not None and p1(m, "gpu_alg2")]
-        out["t57.p2_dominates"] = Untestable(reason=why, ours=float(np.median(dom)) if dom else None)
-        out["t57.cpu_best_m"] = Untestable(reason=why, ours=float(min(totals, key=totals.get))
-                                           if totals else None)
-        return out
-    out["t57.p2_dominates"] = _across(
-        {f"M={m}^2": ratio(m, p2.get(m), p1(m, "gpu_alg2"), "phase 2 or the GPU phase 1")
-         for m in (16, 32)}, "values of M", data, n)
-    out["t57.cpu_best_m"] = (Sweep(params=list(totals), groups=[np.array([list(totals.values())])],
-                                   units="runs", n=n, data=data,
-                                   detail=", ".join(f"M={m}^2 {t:.3g} s" for m, t in totals.items()))
-                             if len(totals) >= 2 else Untestable(reason="fewer than two M"))
-    return out

@@ -118,3 +118,23 @@ def launch_arithmetic(m: int, c: int) -> int:
     vertex (4m - 4). M = 64^2, C = 16^2: 960 x 12 x 252 = 2,903,040."""
     g = (m // c) ** 2 * (4 * c - 4)
     return g * (2 + math.ceil(math.log2(g))) * (4 * m - 4)
+
+
+def scaled_sample(row) -> np.ndarray | None:
+    """A cell timed on a sample of blocks and scaled to the whole (Table 5.7's CPU phase 1 on its
+    centre blocks): each batch's ms per block, the units whose spread is the scaling's error;
+    None for a cell timed whole, or sampled in fewer than two batches."""
+    try:
+        ms, blocks = json.loads(str(row["batch_ms"])), json.loads(str(row["batch_blocks"]))
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(ms, list) or not isinstance(blocks, list) or len(ms) != len(blocks) \
+            or len(ms) < 2 or min(blocks) < 1:
+        return None
+    return np.asarray(ms, dtype=float) / np.asarray(blocks, dtype=float)
+
+
+def rescaled(value: float, sample: np.ndarray, resample: np.ndarray) -> float:
+    """A value scaled from ``sample``'s per-block times, as a resample of them would scale it:
+    the whole's time moves with the mean per-block time (blocks_total x mean per block)."""
+    return value * float(np.mean(resample)) / float(np.mean(sample))

@@ -28,6 +28,13 @@ from . import morton
 from .zgrid import open_zgrid
 
 
+def bytes_under(directory) -> int:
+    """The bytes the files under ``directory`` hold (0 where there is none): the space a run's side
+    files take on disk, which the thesis's space bounds count with main memory (section 1.9)."""
+    root = Path(directory)
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
+
+
 @dataclass
 class IOCounter:
     block_reads: int = 0

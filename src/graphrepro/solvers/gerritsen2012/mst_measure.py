@@ -32,7 +32,7 @@ from ... import atomic, gpu, mst, native
 from ...bounded import load_json
 from ...errors import InputError, VerificationError
 from ...gpu import NOT_RUN_NO_GPU
-from ...terrain.blockio import BlockStore, IOCounter, ZBlocks
+from ...terrain.blockio import BlockStore, IOCounter, ZBlocks, bytes_under
 from ...terrain.dem import grid_edges
 from ..base import parse_run_id
 from . import PER_BLOCK_MST, REDUCE, step
@@ -434,6 +434,8 @@ def measure_io(zgrid, *, block: int, per_block: str, reduce: str, sides=(None,),
                        "wall_ms": wall, "levels": len(res.levels)}
                 for phase, ms in res.phase_ms.items():
                     row[f"{phase}_ms"] = ms
+                # the space its side files take when it ends (Table 3.6's O(N) space: t36.space)
+                row["work_bytes"] = bytes_under(work)
                 for phase, io in res.io.items():
                     for k in ("block_reads", "block_writes", "bytes_read", "bytes_written",
                               "read_seconds", "write_seconds"):
