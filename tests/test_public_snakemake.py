@@ -16,7 +16,13 @@ _PRIVATE_ATTRIBUTE = re.compile(rf"\b{_SNAKEMAKE_OBJECT}(?:\.[A-Za-z]\w*)*\._[A-
 _INTERNALS = re.compile(r"workflow\.dag\b|overwrite_configfiles|[\"']_(?:nodes|cores)[\"']"
                         r"|snakemake\.cli\b|global_resources\[")
 # Left, and said so in issue 56: the gpu-host placement's scheduling tokens have no public
-# setter short of --resources on the command line.
+# setter short of --resources on the command line. Checked again on snakemake 9.27.1: global
+# resources come only from ResourceSettings (--resources, or a profile's static `resources:`),
+# while the tokens are counted from the host as the Snakefile starts (GPUs found, CPU slots);
+# the `resources:`/`resource_scopes:` directives set what a job takes and a scope, not how much
+# there is; snakemake's own dag.py registers its mutex resources with this same method. (Asked
+# upstream as snakemake/snakemake#1866, "how to set resources from the snakefile"; 9.27.1 has no
+# directive for it.)
 _KNOWN = {("workflow/rules/common.smk", "workflow.register_resource(")}
 
 
