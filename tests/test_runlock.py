@@ -96,6 +96,12 @@ def test_a_record_of_several_versions_or_of_none_is_refused_naming_the_file(tmp_
     prov, lock = _record(tmp_path, {"numpy": "2.4.6 | 2.5.0"})
     assert main(["lock-from-run", str(prov), "-o", "-", "--lock", str(lock)]) == 4
     assert f"{prov}: \"packages\": numpy was 2.4.6 | 2.5.0" in capsys.readouterr().err
+    # a name or version that would be a line of its own, or an option, in the file pip reads
+    for packages in ({"numpy\n--index-url http://x": "1"}, {"numpy": "1\n--index-url http://x"},
+                     {"--pre": "1"}):
+        prov.write_text(json.dumps({"packages": packages}))
+        with pytest.raises(Exception, match="is not a distribution's name|has no single version"):
+            recorded_packages(prov)
     prov.write_text(json.dumps({"date": "x"}))
     with pytest.raises(Exception, match="no \"packages\" in it"):
         recorded_packages(prov)

@@ -30,6 +30,8 @@ UNPINNED = {"graphrepro"}
 DEFAULT_LOCKS = ("requirements.lock", "requirements-gpu.lock")
 _DOWNLOAD_TIMEOUT_S = 900  # one wheel; cupy's is 70 MB
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
+_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
 _HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 
 
@@ -51,11 +53,14 @@ def recorded_packages(path) -> tuple[dict[str, str], dict]:
                       ".provenance.json")
     out = {}
     for name, version in packages.items():
-        if not isinstance(version, str) or not _PIN.match(f"x=={version}"):
-            raise BadFile(f"{path}: \"packages\": {name!r} has no single version ({version!r})")
-        if " | " in version:  # wholerun's merged record: the tables disagree
+        # each becomes a line pip reads: nothing but a name and a version (no option, no newline)
+        if not _NAME.fullmatch(name):
+            raise BadFile(f"{path}: \"packages\": {name!r} is not a distribution's name")
+        if isinstance(version, str) and " | " in version:  # wholerun's merged record
             raise BadFile(f"{path}: \"packages\": {name} was {version} in different tables of "
                           "this run; lock one table's own .provenance.json instead")
+        if not isinstance(version, str) or not _VERSION.fullmatch(version):
+            raise BadFile(f"{path}: \"packages\": {name} has no single version ({version!r})")
         out[canonical_name(name)] = version
     return dict(sorted(out.items())), record
 
