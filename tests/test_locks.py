@@ -42,17 +42,23 @@ def test_the_gpu_environment_is_locked_like_the_cpu_one():
 
 
 def test_the_reference_runs_packages_are_recorded_as_exact_pins_pip_installs():
+    """reports/reference/requirements.txt is `lock-from-run`'s file of the reference record:
+    its pins are the record's, each hashed (pip checks every file), the header saying the run
+    recorded seven packages and nothing else."""
     from packaging.requirements import Requirement
 
     recorded = json.loads((REFERENCE / "provenance.json").read_text())["packages"]
     for prov in sorted((REFERENCE / "runs").glob("*/*.provenance.json")):
         assert json.loads(prov.read_text())["packages"] == recorded, prov
-    lines = [line for line in (REFERENCE / "requirements.txt").read_text().splitlines()
-             if line and not line.startswith("#")]
+    text = (REFERENCE / "requirements.txt").read_text()
+    assert "lock-from-run reports/reference/provenance.json" in text
+    assert "only these 7 packages" in text
     pins = {}
-    for line in lines:  # what pip reads: one exact pin a line
-        req = Requirement(line)
-        (spec,) = req.specifier
-        assert spec.operator == "==", line
-        pins[req.name] = spec.version
+    for line in text.replace("\\\n", " ").splitlines():  # what pip reads: continuations joined
+        if line and not line.startswith("#"):
+            req = Requirement(line.split(" --hash")[0].strip())
+            (spec,) = req.specifier
+            assert spec.operator == "==", line
+            assert re.search(r"--hash=sha256:[0-9a-f]{64}", line), line
+            pins[req.name] = spec.version
     assert pins == recorded

@@ -5,6 +5,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,6 +186,9 @@ def test_study_runs_the_packaged_workflow_where_the_folder_has_none(tmp_path, mo
     packaged = Path(cmd[cmd.index("--snakefile") + 1])
     assert packaged.resolve() == REPO / "Snakefile"
     assert cmd[-4:] == ["--cores", "2", "--dry-run", "--"]
+    ran.clear()
+    assert main(["study", "--conda", "--cores", "2"]) == 0
+    assert ran[0][-4:] == ["2", "--sdm", "conda", "--"]
 
 
 def test_boost_headers_is_an_extra_the_lock_and_the_rules_envs_still_carry():
@@ -197,3 +201,62 @@ def test_boost_headers_is_an_extra_the_lock_and_the_rules_envs_still_carry():
     assert "boost-headers==" in (REPO / "requirements.lock").read_text()
     for name in ("graphrepro.yaml", "graphrepro-gpu.yaml"):
         assert _env(name)["boost-headers"] == ">=1.80"
+
+
+def test_a_conda_job_imports_the_checkouts_src_or_the_installed_package_alone(tmp_path):
+    """``--sdm conda`` jobs run the env's python with graphrepro on PYTHONPATH: a checkout's src/
+    as it is; for the installed wheel (no src/ beside its Snakefile) a folder of one link to the
+    package, not site-packages, whose numpy would shadow the env's."""
+    import graphrepro
+    from graphrepro.snakemake_args import job_pythonpath
+
+    assert job_pythonpath(REPO / "src", tmp_path) == str(REPO / "src")
+    wheel_src = tmp_path / "site-packages" / "graphrepro" / "src"  # the wheel's basedir + src
+    path = Path(job_pythonpath(wheel_src, tmp_path))
+    assert path == (tmp_path / ".snakemake" / "graphrepro-pythonpath").resolve()
+    assert [p.name for p in path.iterdir()] == ["graphrepro"]
+    assert (path / "graphrepro").resolve() == Path(graphrepro.__file__).resolve().parent
+    assert job_pythonpath(wheel_src, tmp_path) == str(path)  # again: the same link, kept
+
+
+FAKE_CONDA = """#!/bin/sh
+# enough of conda for snakemake's dry run under --sdm conda (it asks, creates nothing)
+case "$*" in
+  "info --json") echo '{"conda_prefix": "PREFIX", "platform": "linux-64"}';;
+  "--version") echo "conda 24.11.0";;
+  "config --get channel_priority --json") echo '{"get": {"channel_priority": "strict"}}';;
+  *) echo "fake conda: $*" >&2; exit 1;;
+esac
+"""
+
+
+@pytest.mark.slow
+def test_conda_jobs_from_the_packages_own_workflow_import_the_package_not_a_checkout(tmp_path):
+    """The installed wheel's layout: the Snakefile in the package (src/graphrepro/Snakefile, as
+    `graphrepro study` runs it), no src/ beside it. A dry run under --sdm conda shows every job's
+    command line importing the package through its own folder."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "conda").write_text(FAKE_CONDA.replace("PREFIX", str(tmp_path / "prefix")))
+    (fake / "conda").chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "tiny.yaml").write_text("results: res\nreport: rep/index.html\n"
+                                    "measure: {sources: 2, trials: 1, warmup: 0}\n")
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "src" / "graphrepro" / "Snakefile"),
+         "-n", "-p", "--sdm", "conda", "--cores", "1", "--configfile", "tiny.yaml", "--",
+         "res/runs/road_40x40/dijkstra.csv"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-3000:]
+    commands = re.findall(r"Shell command: (.*)", text)
+    folder = (work / ".snakemake" / "graphrepro-pythonpath").resolve()
+    assert len(commands) == 4 and all(
+        c.startswith(f"env PYTHONPATH={folder} python -m graphrepro ") for c in commands), commands
+    assert (folder / "graphrepro").resolve() == REPO / "src" / "graphrepro"

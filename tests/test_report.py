@@ -19,6 +19,7 @@ from graphrepro.experiments import all_targets, get_target, published
 from graphrepro.graph import degree_stats
 from graphrepro.graph.generate import road_grid
 from graphrepro.harness import RunSpec, draw_sources, measure, provenance
+from graphrepro.harness.provenance import STUDY_PACKAGES
 from graphrepro.report.build import build_report
 from graphrepro.report.ledger import COLUMNS
 
@@ -298,6 +299,14 @@ def test_report_shows_a_labelled_reference_run_where_one_is_committed(tmp_path, 
     assert "Reference run" not in section(html, "safari2017_fig3")
     assert f"<code>{config}</code>" in html and "seed: 1" in html
     assert "supersedes" not in section(html, "overview")
+    # each record names its whole environment: the study's packages inline, the rest folded
+    footer = html[html.index('<h2 id="provenance">'):]
+    installed = provenance()["packages"]
+    rest = len(set(installed) - set(STUDY_PACKAGES))
+    assert f"numpy {installed['numpy']}, " in footer.split("<details>")[0]
+    assert footer.count(f"<summary>The other {rest} packages installed</summary>") == 2
+    assert f"pip {installed['pip']}" in footer and f"pip {installed['pip']}" not in (
+        footer.split("<details>")[0])
 
 
 def test_the_overview_names_the_runs_a_reference_run_supersedes(tmp_path, results, reference):

@@ -195,6 +195,7 @@ def test_the_runs_record_says_what_its_tables_records_say(whole):
     assert record["gpu"] == "NVIDIA H200" and record["driver"] == "580"  # CPU jobs say none
     assert record["pci_bus_ids"] == ["0000:00:06", "0000:00:07"]
     assert record["packages"] == {"numpy": "2.4 | 2.5", "numba": "0.68"}  # each value, in order
+    assert record["packages_complete"] is False  # records that named seven packages, not all
     assert record["config"] == "config/h100-run3.yaml (over config/config.yaml, config/h100.yaml)"
     assert record["configfiles"] == ["config/config.yaml", "config/h100.yaml", "config/h100-run3.yaml"]
     assert record["commit"] == "aaa, bbb" and record["jobs"] == 3

@@ -143,12 +143,34 @@ def test_singla_targets_ran_both_edge_kernels(whole_run):
 
 @pytest.mark.slow
 def test_snakemake_report_after_the_run(whole_run):
+    """`snakemake --report` holds the page and the ledger, every target's table, and a figure
+    for each target that draws one, none blank (a table-only target has no PNG at all)."""
+    import io
+    import zipfile
+
+    import matplotlib.image
+    import yaml
+
+    from graphrepro.experiments import get_target
+
     workdir, cfg, _ = whole_run
     out = workdir / "tmp" / "report.html"
     out.parent.mkdir()  # snakemake --report does not create the directory
     snakemake(workdir, cfg, "--report", str(out))
     text = out.read_text()
     assert "safari2017_table2.csv" in text and "safari2017_fig3.png" in text
+    # the same report as a zip: its files, one by one
+    snakemake(workdir, cfg, "--report", str(out.with_suffix(".zip")))
+    with zipfile.ZipFile(out.with_suffix(".zip")) as z:
+        files = {Path(n).name: n for n in z.namelist()}
+        assert "index.html" in files and "claims.csv" in files  # the page and the ledger
+        pngs = sorted(name for name in files if name.endswith(".png"))
+        # a figure for each target whose code draws one, no other (a table-only target has none)
+        targets = yaml.safe_load(cfg.read_text())["targets"]
+        assert pngs == sorted(f"{t}.png" for t in targets if get_target(t).figure is not None)
+        for name in pngs:
+            pixels = matplotlib.image.imread(io.BytesIO(z.read(files[name])), format="png")
+            assert pixels.std() > 0.01, f"{name} is blank"
 
 
 @pytest.mark.slow

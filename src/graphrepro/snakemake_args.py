@@ -57,3 +57,23 @@ def command(options=(), targets=(), *, what: str = "a snakemake target") -> list
     the package's."""
     return [sys.executable, "-m", "snakemake", *snakefile(), *options, "--",
             *(target(t, what=what) for t in targets)]
+
+
+def job_pythonpath(checkout_src, workdir=".") -> str:
+    """The PYTHONPATH a job in a conda env (``--sdm conda``) imports this graphrepro by: a
+    checkout's ``src/`` (which holds the package and nothing else to import), else, for an
+    installed wheel, a folder under the working directory's ``.snakemake`` holding one link, to
+    the package itself. Never the wheel's site-packages: that would put this interpreter's
+    numpy and numba in front of the env's own."""
+    if (Path(checkout_src) / "graphrepro" / "__init__.py").is_file():
+        return str(checkout_src)
+    package = Path(__file__).resolve().parent
+    folder = (Path(workdir) / ".snakemake" / "graphrepro-pythonpath").resolve()
+    link = folder / "graphrepro"
+    if not (link.is_symlink() and link.resolve() == package):
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"graphrepro.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(package)
+        os.replace(tmp, link)  # one step: jobs starting now read the old link or the new
+    return str(folder)

@@ -229,6 +229,8 @@ def run_record(config: dict, root: Path, run_name: str, configfiles: list[str]) 
         "host": _one_or_all(r.get("host") for r in records),
         "python": _one_or_all(r.get("python") for r in records),
         "packages": packages,
+        # whether every table's record names its whole environment, not only seven packages
+        "packages_complete": bool(records) and all(r.get("packages_complete") for r in records),
         "config": last + (f" (over {', '.join(base)})" if base else ""),
         "configfiles": list(configfiles),
         "config_hash": _one_or_all(r.get("config_hash") for r in records),

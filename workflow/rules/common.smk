@@ -17,6 +17,7 @@ from graphrepro.configs import (
 from graphrepro.plan import interleaved_groups
 from graphrepro.experiments import get_target
 from graphrepro.solvers import resolve, run_file_id
+from graphrepro.snakemake_args import job_pythonpath
 from graphrepro.wholerun import reference_configfiles
 
 SRC = os.path.join(workflow.basedir, "src")
@@ -61,7 +62,8 @@ if not os.access(os.path.join(_BIN, "python"), os.X_OK):
 _PYTHON = "python"
 # A list, so `{params.py:q}` quotes each word: no config value or path is ever shell syntax.
 if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method:
-    PY = ["env", f"PYTHONPATH={SRC}", "python"]  # --sdm conda: the env's python, our package
+    # --sdm conda: the env's python, and our package (the checkout's, or the wheel's alone)
+    PY = ["env", f"PYTHONPATH={job_pythonpath(SRC)}", "python"]
 else:
     PY = [_PYTHON]
 RES = config["results"]

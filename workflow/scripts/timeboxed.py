@@ -3,7 +3,7 @@
 
     python workflow/scripts/timeboxed.py --minutes 8 --archive $OUT/state.tar.gz \
         [--resume PREVIOUS.tar.gz] -- --workflow-profile workflow/profiles/gpu-host \
-        --configfile config/h100.yaml [targets...]
+        --configfile config/h100.yaml [-- targets...]
 
 For a machine lent for a few minutes at a time (the device tool: a call lasts at most 10 minutes
 and returns at most 8 files). It
@@ -13,7 +13,8 @@ and returns at most 8 files). It
    archive left out as too large (graph caches) are rebuilt first by snakemake, then every
    unpacked file is touched, so that no finished step looks older than what it was made from
    (a sources record of another graph is still refused: it carries the graph's digest);
-2. runs snakemake with the arguments after `--` (plus --keep-going), telling each timed run the
+2. runs snakemake with the arguments after `--` (its options, then a second `--` before any
+   targets, so that no target reads as an option's value; plus --keep-going), telling each timed run the
    deadline and its expected seconds (`graphrepro plan`, from recorded wall times): a run that
    cannot end before the deadline is not started (`python -m graphrepro run` exits 75, writing
    nothing), the running ones finish;
@@ -41,26 +42,75 @@ import sys
 import tarfile
 import time
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 MANIFEST = ".timeboxed-manifest.json"
 WORK = "work"  # under the results folder: resumable jobs' work directories (gerritsen2012*.smk)
 
 
-def _parsed(smk_args: list[str]):
-    """Snakemake's own reading of its arguments (targets, config files): a path after
-    --configfile is a config file, wherever the targets are."""
-    from snakemake.cli import get_argument_parser
-
-    return get_argument_parser().parse_args(smk_args)
+class _Smk(NamedTuple):
+    options: list[str]  # snakemake's arguments but the targets (the rebuild's own command)
+    configfiles: list[str]
+    targets: list[str]
 
 
-def _configfiles(smk_args: list[str]) -> list[str]:
-    return [str(p) for p in _parsed(smk_args).configfile or []]
+# Snakemake's options as its own parser takes them (snakemake 9; tests/test_public_snakemake.py
+# holds the table to the installed parser), by how many words each takes: 1, "?" (0 or 1), "+",
+# "*", or none (a flag). A word after one of these is its value, a word after none a target; the
+# options a call of ours uses are all here.
+_SNAKEMAKE_OPTIONS = {
+    1: ("-s --snakefile", "-d --directory", "-c --cores", "-j --jobs", "--local-cores",
+        "--workflow-profile", "--profile", "-e --executor", "-w --latency-wait --output-wait",
+        "-T --retries --restart-times", "--conda-prefix", "--max-jobs-per-second"),
+    "?": ("--scheduler", "--report"),
+    "+": ("--configfile --configfiles", "--resources --res", "--set-threads", "--set-resources",
+          "--rerun-triggers", "-U --until", "-O --omit-from", "--logger", "--target-jobs",
+          "--software-deployment-method --deployment-method --deployment --sdm"),
+    "*": ("-C --config", "--default-resources --default-res", "-R --forcerun", "-q --quiet"),
+    0: ("-n --dry-run --dryrun", "-p --printshellcmds", "-k --keep-going", "-f --force",
+        "-F --forceall", "-t --touch", "--rerun-incomplete --ri", "--keep-incomplete",
+        "--nolock", "--notemp --no-temp --nt", "--use-conda", "--show-failed-logs",
+        "--benchmark-extended"),
+}
 
 
-def _without_targets(smk_args: list[str]) -> list[str]:
-    targets = set(_parsed(smk_args).targets or [])
-    return [a for a in smk_args if a not in targets and a != "--"]
+def _snakemake_parser() -> argparse.ArgumentParser:
+    """Snakemake's command line as far as timeboxed reads it: which words are options' values,
+    which config files. No abbreviations (snakemake has --config and --configfile: a prefix is
+    not ours to guess)."""
+    ap = argparse.ArgumentParser(prog="timeboxed.py ... --", add_help=False, allow_abbrev=False)
+    for nargs, options in _SNAKEMAKE_OPTIONS.items():
+        for names in options:
+            flags = sorted(names.split(), key=lambda f: not f.startswith("--"))
+            if nargs == 0:
+                ap.add_argument(*flags, action="store_true")
+            elif flags[0] == "--configfile":
+                ap.add_argument(*flags, nargs="+", action="extend", default=[])
+            else:
+                ap.add_argument(*flags, nargs=None if nargs == 1 else nargs)
+    return ap
+
+
+def _split(smk_args: list[str]) -> _Smk:
+    """Snakemake's arguments: options, config files and targets, read as snakemake reads them.
+    A target is a word no option takes, or one after `--` (``snakemake_args``'s rule,
+    device_call.py's command). A word after an option not in the table may be its value or a
+    target: refused with one line, not guessed."""
+    cut = smk_args.index("--") if "--" in smk_args else len(smk_args)
+    before, after = smk_args[:cut], smk_args[cut + 1:]
+    known, rest = _snakemake_parser().parse_known_args(before)
+    targets, unknown = [], None
+    for word in rest:
+        if word.startswith("-"):
+            unknown = None if "=" in word else word
+        elif unknown:
+            raise SystemExit(f"timeboxed: {word!r} may be a target or the value of {unknown} "
+                             "(an option timeboxed does not know): put snakemake's targets "
+                             "after a second `--` (`-- OPTIONS -- TARGETS`)")
+        else:
+            targets.append(word)
+    options = [a for a in before if a not in targets]
+    return _Smk(options, list(known.configfile), targets + after)
 
 
 def _estimates(config: dict, results: Path, reference: Path) -> dict:
@@ -230,7 +280,7 @@ def unpack(archive: Path, smk: list[str], results: Path) -> list[str]:
         print(f"timeboxed: rebuilding {len(left_out)} file(s) the archive left out", flush=True)
         # only those files: the call's targets would remake what reads them, here, untimed
         # (after `--`: neither an option of snakemake's nor another option's value)
-        done = subprocess.run(snakemake_args.command(_without_targets(smk), left_out),
+        done = subprocess.run(snakemake_args.command(_split(smk).options, left_out),
                               check=False)
         missing = [p for p in left_out if not Path(p).exists()]
         if done.returncode != 0 or missing:
@@ -304,10 +354,11 @@ def main(argv=None) -> int:
     deadline = args.deadline or time.time() + 60 * args.minutes
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
-    from graphrepro import configcheck, configs
+    from graphrepro import atomic, configcheck, configs
     from graphrepro.errors import InputError
 
-    config = configs.load(_configfiles(smk))
+    split = _split(smk)
+    config = configs.load(split.configfiles)
     try:
         # its results folder before anything is unpacked there (the schema alone: the deadline
         # runs, and snakemake checks the rest as it starts)
@@ -323,7 +374,7 @@ def main(argv=None) -> int:
     estimates = _estimates(config, results, reference)
     est_path = results / ".timeboxed-estimates.json"
     est_path.parent.mkdir(parents=True, exist_ok=True)
-    est_path.write_text(json.dumps(estimates, indent=1) + "\n")
+    atomic.write_text(est_path, json.dumps(estimates, indent=1) + "\n")
     env = {**os.environ, "GRAPHREPRO_DEADLINE": str(deadline),
            "GRAPHREPRO_ESTIMATES": str(est_path.resolve()),
            "GRAPHREPRO_RESUMABLE_MIN_S": str(args.resumable_min_s)}
@@ -343,7 +394,7 @@ def main(argv=None) -> int:
     ran_s = time.time() - started
     manifest = ({"packed": 0, "left_out": []} if args.no_pack
                 else pack(Path(args.archive), results, args.max_file_mb, args.max_graph_mb))
-    asked = {os.path.normpath(a) for a in smk if not a.startswith("-")} & set(estimates)
+    asked = {os.path.normpath(a) for a in split.targets} & set(estimates)
     left = [p for p in (asked or estimates) if not Path(p).is_file()]
     going = unfinished(results)
     print(f"timeboxed: snakemake exited {rc} after {ran_s:.0f} s; packed {manifest['packed']} "

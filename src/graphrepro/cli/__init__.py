@@ -27,7 +27,7 @@ _STUDY = (
     solve.add_solve, solve.add_solvers, solve.add_mst, terrain.add_io_sssp,
     graphs.add_datasets, graphs.add_fetch, graphs.add_generate, graphs.add_convert,
     terrain.add_dem, native.add_build_native, native.add_build_peers, native.add_launch_floor,
-    report.add_provenance,
+    report.add_provenance, report.add_lock_from_run,
 )
 _STEPS = (
     graphs.add_dense, graphs.add_fetch_record, graphs.add_dataset_graph, graphs.add_standins,

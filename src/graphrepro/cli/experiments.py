@@ -113,6 +113,8 @@ def cmd_study(args) -> int:
         options += ["--configfile", *snakemake_args.paths(args.configfile, what="--configfile")]
     if args.dry_run:
         options += ["--dry-run"]
+    if args.conda:
+        options += ["--sdm", "conda"]
     cmd = snakemake_args.command(options, args.targets)
     print("+ " + shlex.join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
@@ -125,6 +127,8 @@ def add_study(sub) -> None:
     sp.add_argument("--configfile", nargs="*", default=[], help="as given to snakemake")
     sp.add_argument("--cores", default="all", type=_cores, help="all, or a whole number >= 1")
     sp.add_argument("-n", "--dry-run", action="store_true", help="show what would run")
+    sp.add_argument("--conda", action="store_true",
+                    help="each job in the workflow's conda env (snakemake --sdm conda)")
     sp.set_defaults(func=cmd_study)
 
 

@@ -202,3 +202,34 @@ def cmd_provenance(args) -> int:
 def add_provenance(sub) -> None:
     sp = sub.add_parser("provenance", help="print this machine's provenance record")
     sp.set_defaults(func=cmd_provenance)
+
+
+def cmd_lock_from_run(args) -> int:
+    from ..harness.runlock import downloaded_hashes, lock_from_run
+
+    text = lock_from_run(args.provenance, locks=args.lock,
+                         download=None if args.no_download else downloaded_hashes)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        atomic.write_text(Path(args.output), text)
+        pinned = sum(1 for line in text.splitlines() if line[:1].isalnum())
+        print(f"{args.output}: {pinned} pins from {args.provenance}", file=sys.stderr)
+    return 0
+
+
+def add_lock_from_run(sub) -> None:
+    sp = sub.add_parser("lock-from-run",
+                        help="a pip requirements file pinning every package a run's provenance "
+                             "records, hashed where the project's locks or pip can say")
+    sp.add_argument("provenance", help="a run's provenance.json, or one run table's "
+                                       ".provenance.json")
+    sp.add_argument("-o", "--output", required=True,
+                    help="the requirements file to write (- for standard output)")
+    sp.add_argument("--lock", action="append", default=None, metavar="FILE",
+                    help="a pip-compile --generate-hashes lock to take hashes from (repeat for "
+                         "several; default: requirements.lock and requirements-gpu.lock here)")
+    sp.add_argument("--no-download", action="store_true",
+                    help="take hashes from the locks only; leave other pins unhashed (no pip "
+                         "download)")
+    sp.set_defaults(func=cmd_lock_from_run)

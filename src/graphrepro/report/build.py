@@ -24,6 +24,7 @@ from ..claims import split_ids
 from ..documents import DOCUMENTS, all_documents
 from ..experiments import all_targets, published
 from ..harness.measure import NOT_RUN_NO_GPU
+from ..harness.provenance import STUDY_PACKAGES
 from .distributions import section_distributions
 from .heldout import section_view
 from .ledger import (
@@ -316,6 +317,7 @@ def build_report(results: Path, output: Path, *, reference: Path, config_path: P
         reference_targets=sorted(use_ref), not_run_here=bool(use_ref) or any(
             _not_run_here(df) for df in local_tables.values()),
         provenances=[] if alone else _provenances(results), reference=ref_prov,
+        study_packages=STUDY_PACKAGES,
         config_text=config_path.read_text() if config_path and config_path.is_file() else None,
         config_name=str(config_path) if config_path else None,
         stand_ins=_stand_ins(results), terrains=_terrains(results),
