@@ -23,7 +23,7 @@ python3 -c "import cuda.core" 2>/dev/null && echo "cuda.core: the image's" > "$O
 python3 -m pip list 2>/dev/null | grep -i -E "^(numba|numba-cuda|cuda|cupy|numpy)" >> "$OUT/core.txt"
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
 echo "=== cuda.core against graphrepro.launch ($(( $(date +%s) - t0 )) s)"
-timeout 150 python3 benchmarks/launch_cuda_core.py --trials 9 --csv "$OUT/cuda_core.csv" \
+[ -n "${SKIP_CORE:-}" ] || timeout 150 python3 benchmarks/launch_cuda_core.py --trials 9 --csv "$OUT/cuda_core.csv" \
   --json "$OUT/cuda_core.json" 2>&1 | grep -v -i "warn"
 echo "=== pytest --gpu ($(( $(date +%s) - t0 )) s)"
 mkdir -p /tmp/pt; files=$(ls -S tests/test_*.py)
