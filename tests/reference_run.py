@@ -28,12 +28,10 @@ def configfiles() -> list[Path]:
 
 # Claims whose committed ledger row predates this tree and is left out of the tests that hold the
 # ledger to the claims files and the rule, until the coordinator retabulates the reference (then
-# this is emptied): rows added since (the space statements of Tables 3.6 and 5.5) and rows whose
+# this is emptied; empty since the retabulation of 2026-11-28): rows added since (the space statements of Tables 3.6 and 5.5) and rows whose
 # reading changed (Table 5.7's phase-2 claims now name the cap that bound: RLIMIT_DATA in run 3).
-AWAITING_RETABULATION = frozenset({
-    "t36.space", "t36.gpu_space", "t55.space", "t55.gpu_space",
-    "t57.p2_dominates", "t57.cpu_best_m", "t57.p2_faster_m"})
-NEW_SINCE_TABULATION = frozenset({"t36.space", "t36.gpu_space", "t55.space", "t55.gpu_space"})
+AWAITING_RETABULATION = frozenset()
+NEW_SINCE_TABULATION = frozenset()
 
 
 def tabulated(ids) -> list[str]:

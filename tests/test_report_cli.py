@@ -32,7 +32,7 @@ def test_targets_not_in_the_config_say_which_config_has_them():
     # each config that has it is an alternative, not one more file to lay over the others
     assert status["gerritsen2012_table3_8_full"] == (
         "not in this config; run with --configfile config/h100-gerritsen-full.yaml or "
-        "config/h100-run3.yaml")
+        "config/h100-run3.yaml or config/h100-run4.yaml")
     assert "not in this config" not in status["safari2017_table2"]
     full = graphrepro("targets", "--configfile", "config/h100-gerritsen-full.yaml")
     assert "not in this config" not in full.stdout

@@ -20,6 +20,20 @@ def default_c(graph) -> float:
     return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
 
 
+def designs_on(graph) -> int:
+    """warp_push's and spread's default (issue 54 item 4): on past the road degrees, off within.
+
+    Measured on the H200, paired per source against both off (reports/evidence/frontier4, calls
+    9 and 10): on the web graph (mean out-degree 5.8) the two together were 1.064x faster (8 of
+    10 sources) and on the uniform graph (8) warp_push alone 1.045x (9 of 10); on the roads and
+    the 1000^2 grid (2.2 to 4.0), where neither acts (no push passes the stage, no vertex the
+    piece), the kernel that carries them was 0.99x (7 of 10 sources slower: its extra registers
+    and votes). The same line as c's: ``ROAD_DEGREE``.
+    """
+    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    return 0 if degree <= ROAD_DEGREE else 1
+
+
 def spread_piece(graph, chunk: int, hub: int) -> int:
     """frontier@spread=1's piece (arcs a block takes from a hub): as many arcs as an average batch
     relaxes (``chunk`` vertices of the graph's mean out-degree), so a piece costs its taker about

@@ -59,7 +59,7 @@ from ... import gpu
 from ...errors import InputError
 from ..base import INF, SolveResult, register
 from ..senthilkumar.sweep import heuristic_delta
-from .defaults import default_c, spread_piece
+from .defaults import default_c, designs_on, spread_piece
 from .kernel import (MAX_BUCKETS, MAX_THREADS, SPIN_LIMIT, STAGE, STUCK, TALLIES, WORDS,
                      compile_kernel)
 from .layout import renumbering
@@ -100,14 +100,17 @@ class _Frontier:
                              f"warp=1 needs rounds=1 and threads_per_block a multiple of {WARP} "
                              f"or below it, got rounds={rounds}, warp={warp}, "
                              f"threads_per_block={threads_per_block}")
-        if warp_push not in (0, 1):
-            raise InputError(f"warp_push (a warp's pushes past the stage share one reservation) "
-                             f"must be 0 or 1, got warp_push={warp_push}")
-        if spread < 0 or order not in (0, 1):
-            raise InputError(f"spread (0: off, 1: pieces from the mean out-degree, more: arcs a "
-                             f"piece) must be >= 0, and order 0 or 1; got spread={spread}, "
-                             f"order={order}")
-        # both are on by default and gated by the designs they extend: warp_push works on a
+        if warp_push not in (-1, 0, 1):
+            raise InputError(f"warp_push (a warp's pushes past the stage share one reservation; "
+                             f"-1: from the graph's mean out-degree) must be -1, 0 or 1, got "
+                             f"warp_push={warp_push}")
+        if spread < -1 or order not in (0, 1):
+            raise InputError(f"spread (-1: from the graph's mean out-degree, 0: off, 1: pieces "
+                             f"from the mean out-degree, more: arcs a piece) must be >= -1, and "
+                             f"order 0 or 1; got spread={spread}, order={order}")
+        warp_push = designs_on(graph) if warp_push == -1 else warp_push
+        spread = designs_on(graph) if spread == -1 else spread
+        # on past the road degrees by default, and gated by the designs they extend: warp_push works on a
         # warp's expansion (warp=1), spread on a hub the block shares (hub > 0); without those
         # (round 2's and issue 21's designs, asked for by warp=0 or hub=0) they have nothing to act on
         warp_push, spread = (warp_push if warp else 0), (spread if hub else 0)
@@ -227,21 +230,18 @@ def _zero_kernel(array):
           # 12.8, western 41.4 -> 27.0, uniform random 5.4 -> 3.2, web 4.7 -> 4.3). Round 2's design
           # is frontier@chase=2,warp=0; issue 21's frontier@chase=8,chunk=128,hub=0,
           # threads_per_block=128,warp=0 (one run id: the line break is this comment's).
-          # warp_push=1, spread=1 since round 3's item 4 (reports/evidence/frontier4/call-9,
-          # H200, held-out graphs, paired per source against both off): warp_push 0.957 on the
-          # uniform graph (9/10 sources faster), spread 0.968 on the web graph (8/10); each is a
-          # no-op where its gate stays shut (no push past the stage, no vertex past the piece: the
-          # roads and the grid, within +-1%). order=1 stays off: 0.96-0.99 where it helps, for
-          # 2-5 s of renumbering outside the timed solve. Round 3's first default is
-          # frontier@warp_push=0,spread=0.
+          # warp_push=-1, spread=-1 since round 3's item 4: on past the road degrees, off within
+          # (defaults.designs_on; reports/evidence/frontier4, calls 9-10, H200). order=1 stays
+          # off: 0.96-0.99 where it helps, for 2-5 s of renumbering outside the timed solve.
+          # Round 3's first default is frontier@warp_push=0,spread=0.
           defaults={"delta": 0, "c": 0.0, "chase": 4, "lookahead": 4, "chunk": 0,
                     "buckets": 32, "threads_per_block": 256, "blocks": 0, "stage": STAGE,
-                    "hub": 32, "reach": 1, "rounds": 1, "warp": 1, "warp_push": 1, "spread": 1,
+                    "hub": 32, "reach": 1, "rounds": 1, "warp": 1, "warp_push": -1, "spread": -1,
                     "order": 0},
           static_counters={"kernels_per_iteration": 0, "atomic_statements": 6})
 def frontier(graph, delta=0, c=0.0, chase=4, lookahead=4, chunk=0, buckets=32,
              threads_per_block=256, blocks=0, stage=STAGE, hub=32, reach=1, rounds=1, warp=1,
-             warp_push=1, spread=1, order=0):
+             warp_push=-1, spread=-1, order=0):
     # stage: improved vertices a batch stages for one reservation per slot; past it (and with
     # stage=0, always) a vertex goes to its queue at once, without waiting for the batch's
     # longest chase to end.
