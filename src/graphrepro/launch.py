@@ -13,6 +13,9 @@ flag read every round where the document reads it); only what each launch and re
   Only for rounds whose arguments never change (each distinct argument set is its own Round).
 
 The driver calls go through cuda.bindings, which numba-cuda itself is built on: no other package.
+cuda.core's public launch and graph API was measured against this path on an H200
+(reports/evidence/launch/cuda-core): a replayed round costs the same, and a launch with
+arguments costs 1.2x here (cuda.core packs them on every call), so this path stays.
 Under the CUDA simulator (tests) both fall back to numba's own launches and copies, with the same
 launches in the same order, so counters are the same on either path. ``GRAPHREPRO_LAUNCH=numba``
 selects that fallback on a GPU too (to compare the two paths). A kernel the installed numba-cuda
