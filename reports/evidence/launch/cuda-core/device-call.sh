@@ -6,7 +6,7 @@
 # .refpack/reference.tar.gz (the suite reads it):
 #   bash reports/evidence/launch/cuda-core/device-call.sh [TEST_SECONDS]
 # 1. benchmarks/launch_cuda_core.py: cuda.core's launch and graph API against graphrepro.launch;
-# 2. the non-slow suite with `pytest --gpu`, in 14 processes (one per file group, each its own
+# 2. the non-slow suite with `pytest --gpu`, in SHARDS (14) processes (one per file group, each its own
 #    basetemp and numba cache), stopped with SIGINT at TEST_SECONDS so each prints its summary.
 set -u
 export PYTHONUNBUFFERED=1
@@ -27,12 +27,17 @@ echo "=== cuda.core against graphrepro.launch ($(( $(date +%s) - t0 )) s)"
   --json "$OUT/cuda_core.json" 2>&1 | grep -v -i "warn"
 echo "=== pytest --gpu ($(( $(date +%s) - t0 )) s)"
 mkdir -p /tmp/pt; files=$(ls -S tests/test_*.py)
-i=0; for f in $files; do echo "$f" >> /tmp/pt/group-$(( i % 14 )); i=$(( i + 1 )); done
+shards=${SHARDS:-14}
+i=0; for f in $files; do echo "$f" >> /tmp/pt/group-$(( i % shards )); i=$(( i + 1 )); done
 for g in /tmp/pt/group-*; do
   n=${g##*-}
   NUMBA_CACHE_DIR=/tmp/pt/nc-$n timeout -s INT "${1:-330}" python3 -m pytest --gpu -q -m "not slow" \
     -p no:cacheprovider --basetemp=/tmp/pt/tmp-$n $(cat "$g") > /tmp/pt/log-$n.txt 2>&1 &
 done
+# SLOW_GPU_FILES: files whose slow tests run on the device too (kernels too slow for the simulator)
+[ -z "${SLOW_GPU_FILES:-}" ] || NUMBA_CACHE_DIR=/tmp/pt/nc-slow timeout -s INT "${1:-330}" \
+  python3 -m pytest --gpu -q -m slow -p no:cacheprovider --basetemp=/tmp/pt/tmp-slow \
+  $SLOW_GPU_FILES > /tmp/pt/log-slow.txt 2>&1 &
 wait
 for g in /tmp/pt/log-*.txt; do tail -n 1 "$g"; done | tee "$OUT/pytest-summary.txt"
 grep -h -E "^(FAILED|ERROR)" /tmp/pt/log-*.txt | sort | tee "$OUT/pytest-failed.txt" | head -40
