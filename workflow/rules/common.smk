@@ -352,7 +352,7 @@ def start_host_workers():
     gpu_runs = [r for t in ready_targets() for r in target_run_ids(t) if "gpu" in timed_device(r)]
     if gpu_runs:
         # each worker's first job compiles all their kernels while its first graph loads
-        os.environ["GRAPHREPRO_PRECOMPILE"] = json.dumps(sorted(set(gpu_runs)))
+        os.environ.update(GRAPHREPRO_PRECOMPILE=json.dumps(sorted(set(gpu_runs))))
         HOST_WORKERS[:] = candidate_devices()[:HOST_GPUS]
         for device in HOST_WORKERS:
             start_worker(device, idle_s=300)
