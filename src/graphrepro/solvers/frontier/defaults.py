@@ -15,8 +15,13 @@ ROAD_DEGREE, ROAD_C, OTHER_C = 4.0, 32.0, 8.0
 TUNING_DATASETS = ("ny", "calnev", "western")
 
 
+def mean_out_degree(graph) -> float:
+    """The statistic every default here is drawn from (arcs per vertex)."""
+    return graph.num_arcs / max(graph.num_vertices, 1)
+
+
 def default_c(graph) -> float:
-    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    degree = mean_out_degree(graph)
     return ROAD_C if degree <= ROAD_DEGREE else OTHER_C
 
 
@@ -30,7 +35,7 @@ def designs_on(graph) -> int:
     piece), the kernel that carries them was 0.99x (7 of 10 sources slower: its extra registers
     and votes). The same line as c's: ``ROAD_DEGREE``.
     """
-    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    degree = mean_out_degree(graph)
     return 0 if degree <= ROAD_DEGREE else 1
 
 
@@ -38,5 +43,5 @@ def spread_piece(graph, chunk: int, hub: int) -> int:
     """frontier@spread=1's piece (arcs a block takes from a hub): as many arcs as an average batch
     relaxes (``chunk`` vertices of the graph's mean out-degree), so a piece costs its taker about
     one batch; never below ``hub``, the degree from which the block shares a vertex's arcs."""
-    degree = graph.num_arcs / max(graph.num_vertices, 1)
+    degree = mean_out_degree(graph)
     return max(hub, 1, int(np.ceil(chunk * degree)))
